@@ -1,0 +1,70 @@
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import pinoHttp from 'pino-http';
+import { bodyParserProblem, jsonBody } from './http/body';
+import { PUBLIC_PATHS, publicCors } from './http/cors';
+import { securityHeaders } from './http/securityHeaders';
+import { ApiError, sendApiError } from './http/problem';
+import { adminRoutes } from './routes/admin';
+import { healthRoutes } from './routes/health';
+import type { Services } from './services';
+
+/** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
+const collapseSlashes: RequestHandler = (req, _res, next) => {
+  const [path, query] = splitOnce(req.url, '?');
+  if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === undefined ? '' : `?${query}`);
+  next();
+};
+
+function splitOnce(value: string, separator: string): [string, string | undefined] {
+  const at = value.indexOf(separator);
+  return at < 0 ? [value, undefined] : [value.slice(0, at), value.slice(at + 1)];
+}
+
+/** Every router of the current API; each answers at `/` and under `/api`. */
+function apiRouter(services: Services): express.Router {
+  const router = express.Router();
+  router.use(healthRoutes(services));
+  router.use(adminRoutes(services));
+  return router;
+}
+
+const notFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError('not_found', { detail: `There is no ${req.method} ${req.path.slice(0, 200)}.` }));
+};
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req: Request, res, _next) => {
+    const problem = error instanceof ApiError ? error : bodyParserProblem(error);
+    if (problem) {
+      sendApiError(res, problem);
+      return;
+    }
+    // Unexpected: log it (without request headers, which may hold keys) and answer without internals.
+    logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendApiError(res, new ApiError('internal_error'));
+  };
+}
+
+export function createApp(services: Services, logger: Logger): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  app.use(pinoHttp({ logger, quietReqLogger: true, autoLogging: { ignore: (req) => (req.url ?? '').includes('/health/') } }));
+  app.use(collapseSlashes);
+  app.use(securityHeaders);
+  // CORS before body parsing and authentication, so every answer to the browser client is readable.
+  app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
+  app.use(jsonBody);
+  const api = apiRouter(services);
+  app.use('/api', api);
+  app.use(api);
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+}

@@ -1,0 +1,40 @@
+import express, { type RequestHandler } from 'express';
+import { ApiError } from './problem';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] });
+
+/**
+ * JSON bodies only. A request that carries a body of another media type gets a clear 415 rather
+ * than a confusing "field is required"; a request without a body is fine (freeze, delete, ...).
+ */
+export const jsonBody: RequestHandler = (req, res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    next(new ApiError('unsupported_media_type', { detail: `Send the body as JSON with 'Content-Type: application/json'.` }));
+    return;
+  }
+  parseJson(req, res, next);
+};
+
+/** Maps body-parser failures onto problems; anything else passes through unchanged. */
+export function bodyParserProblem(error: unknown): ApiError | undefined {
+  const type = (error as { type?: string } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return new ApiError('invalid_json', { detail: 'The request body could not be parsed as JSON.' });
+    case 'entity.too.large':
+      return new ApiError('payload_too_large', { detail: `Request bodies are limited to ${BODY_LIMIT_BYTES / 1024} KiB.` });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError('unsupported_media_type', { detail: 'Send the body as UTF-8 JSON.' });
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+    case 'stream.not.readable':
+      return new ApiError('invalid_json', { detail: 'The request body could not be read.' });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The one error-code dictionary. Every problem body the service writes takes its status and
+ * title from here. Codes shared with the reference service keep its names (server-behaviour.md 4.2).
+ */
+export const ERROR_CODES = {
+  // request shape
+  invalid_json: { status: 400, title: 'The request body is not valid JSON.' },
+  validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
+  payload_too_large: { status: 413, title: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, title: 'The request body must be JSON (Content-Type: application/json).' },
+  not_found: { status: 404, title: 'The requested resource does not exist.' },
+  method_not_allowed: { status: 405, title: 'This method is not allowed on this resource.' },
+  // authentication
+  ApiSecret: { status: 401, title: "A valid 'ApiSecret' header is required." },
+  ApiKey: { status: 401, title: "A valid 'ApiKey' header is required." },
+  ManagementKey: { status: 401, title: "A valid 'ManagementKey' header is required." },
+  forbidden: { status: 403, title: 'You are forbidden from accessing this resource.' },
+  // tokens
+  missing_token: { status: 400, title: 'This operation requires a token to be passed.' },
+  invalid_token: { status: 400, title: 'The token you supplied was not valid.' },
+  invalid_token_format: { status: 400, title: 'The token you supplied was not formatted correctly. It should be valid base64url.' },
+  expired_token: { status: 403, title: 'The token has expired.' },
+  token_already_used: { status: 400, title: 'This token was already verified. Tokens are single-use.' },
+  // registration and sign-in
+  missing_userid: { status: 400, title: 'The token does not contain a valid userId.' },
+  invalid_attestation: { status: 400, title: 'Attestation type not supported' },
+  attestation_not_supported_on_plan: { status: 400, title: 'Attestation type not supported on your plan' },
+  max_users_reached: { status: 400, title: 'Maximum number of users reached' },
+  alias_conflict: { status: 409, title: 'Alias is already in use by another userid' },
+  missing_origin: { status: 400, title: 'Origin is required.' },
+  origin_not_allowed: { status: 400, title: 'This origin or RP ID is not allowed for this application.' },
+  fido2_invalid_registration: { status: 400, title: 'The passkey registration could not be verified.' },
+  credential_already_registered: { status: 400, title: 'This passkey is already registered.' },
+  unknown_credential: { status: 400, title: "We don't recognize the passkey you sent us." },
+  signin_complete_error: { status: 400, title: 'The passkey sign-in could not be verified.' },
+  invalid_session: { status: 400, title: 'The session is not valid for this operation.' },
+  challenge_already_used: { status: 400, title: 'This ceremony was already completed or has expired. Start again.' },
+  generate_token_disabled: { status: 403, title: "The 'POST /signin/generate-token' endpoint is disabled" },
+  // management
+  app_not_found: { status: 404, title: 'App was not found.' },
+  app_already_exists: { status: 409, title: 'This app id is not available.' },
+  api_key_not_found: { status: 404, title: 'Apikey was not found' },
+  create_api_key_scopes_required: { status: 400, title: 'Please select at least one scope.' },
+  // server side
+  service_unavailable: { status: 503, title: 'The service is temporarily unavailable.' },
+  internal_error: { status: 500, title: 'The api has encountered an error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const PROBLEM_TYPE_BASE = 'https://docs.passwordless.dev/guide/errors.html#';

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { validationError } from './problem';
+
+// The official clients send property names in any case (`RPID`, `Origin`, `AttestationObject`,
+// `clientDataJson`, `UserId`), numbers where strings are expected, and fields we do not know.
+// These helpers make every body schema tolerate all three the way the reference service does.
+
+function renameKeysCaseInsensitively(input: unknown, canonicalKeys: readonly string[]): unknown {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+  const byLower = new Map(canonicalKeys.map((key) => [key.toLowerCase(), key]));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+    const canonical = byLower.get(key.toLowerCase());
+    if (canonical === undefined) continue;
+    // An exact-case key wins over a differently cased duplicate.
+    if (canonical in out && key !== canonical) continue;
+    out[canonical] = value;
+  }
+  return out;
+}
+
+/** z.object whose property names match case-insensitively; unknown properties are dropped. */
+export function ciObject<T extends z.ZodRawShape>(shape: T) {
+  const keys = Object.keys(shape);
+  return z.preprocess((input) => renameKeysCaseInsensitively(input, keys), z.object(shape));
+}
+
+const numberToString = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v);
+
+/** A string that also accepts a JSON number (`"userId": 123` becomes `"123"`). */
+export const looseString = () => z.preprocess(numberToString, z.string());
+
+/** An enum whose values match case-insensitively and come out lowercase. */
+export function ciEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values, { message: `must be one of: ${values.join(', ')}` }));
+}
+
+/** A boolean that also accepts "true"/"false". */
+export const looseBoolean = () =>
+  z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ message: 'must be true or false' }));
+
+function fieldName(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? 'body' : path.map(String).join('.');
+}
+
+function messageFor(issue: z.core.$ZodIssue, field: string): string {
+  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined) return `The ${field} field is required.`;
+  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === null) return `The ${field} field is required.`;
+  return `The ${field} field ${issue.message.replace(/^Invalid input: /, '').replace(/^([A-Z])/, (c) => c.toLowerCase())}`.replace(/\.?$/, '.');
+}
+
+/** Parses or throws a 400 validation problem with `errors: {field: [message]}`. */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  const errors: Record<string, string[]> = {};
+  for (const issue of result.error.issues) {
+    const field = fieldName(issue.path);
+    (errors[field] ??= []).push(messageFor(issue, field));
+  }
+  const [firstField, firstMessages] = Object.entries(errors)[0];
+  throw validationError(errors, firstMessages[0] ?? `The ${firstField} field is invalid.`);
+}

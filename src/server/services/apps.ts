@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { ApiError } from '../http/problem';
+import { ciEnum, ciObject, looseBoolean } from '../http/validation';
+import { isUniqueViolation, type Db } from '../store';
+import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
+
+export const PLANS = ['trial', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
+export function normaliseAllowedOrigin(value: string): string | undefined {
+  if (/^android:apk-key-hash:[A-Za-z0-9_\-+/=]+$/.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search || url.hash) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+const allowedOrigins = z
+  .array(z.string())
+  .max(50)
+  .transform((values, ctx) => {
+    const out: string[] = [];
+    for (const value of values) {
+      const origin = normaliseAllowedOrigin(value);
+      if (origin === undefined) ctx.addIssue({ code: 'custom', message: `has an entry that is not an origin (https://host[:port] or android:apk-key-hash:...)` });
+      else if (!out.includes(origin)) out.push(origin);
+    }
+    return out;
+  });
+
+/** The features an operator may change; every field optional (POST changes what it is given). */
+export const featuresPatchSchema = ciObject({
+  eventLoggingIsEnabled: looseBoolean().optional(),
+  eventLoggingRetentionPeriod: z.number().int().min(0).max(90).optional(),
+  magicLinkEmailMonthlyQuota: z.number().int().min(0).optional(),
+  maxUsers: z.number().int().min(0).nullable().optional(),
+  allowAttestation: looseBoolean().optional(),
+  isGenerateSignInTokenEndpointEnabled: looseBoolean().optional(),
+  isMagicLinksEnabled: looseBoolean().optional(),
+  plan: ciEnum(PLANS).optional(),
+  allowedOrigins: allowedOrigins.optional(),
+  sdkCompatibleLists: looseBoolean().nullable().optional(),
+});
+export type FeaturesPatch = z.output<typeof featuresPatchSchema>;
+
+export const createAppSchema = ciObject({
+  adminEmail: z.email({ message: 'must be an email address' }),
+  plan: ciEnum(PLANS).optional(),
+  magicLinkEmailMonthlyQuota: z.number().int().min(0).optional(),
+  eventLoggingIsEnabled: looseBoolean().optional(),
+  // The reference accepts up to 365 at creation, 0..90 afterwards.
+  eventLoggingRetentionPeriod: z.number().int().min(0).max(365).optional(),
+  maxUsers: z.number().int().min(0).nullable().optional(),
+  allowAttestation: looseBoolean().optional(),
+  allowedOrigins: allowedOrigins.optional(),
+});
+export type CreateAppInput = z.output<typeof createAppSchema>;
+
+export interface AppFeatures {
+  eventLoggingIsEnabled: boolean;
+  eventLoggingRetentionPeriod: number;
+  developerLoggingEndsAt: null;
+  magicLinkEmailMonthlyQuota: number;
+  maxUsers: number | null;
+  allowAttestation: boolean;
+  isGenerateSignInTokenEndpointEnabled: boolean;
+  isMagicLinksEnabled: boolean;
+  plan: Plan;
+  allowedOrigins: string[];
+  sdkCompatibleLists: boolean;
+}
+
+export interface CreatedApp {
+  message: string;
+  apiKey1: string;
+  apiKey2: string;
+  apiSecret1: string;
+  apiSecret2: string;
+}
+
+function assertAppId(appId: string): void {
+  if (!APP_ID_PATTERN.test(appId)) {
+    throw new ApiError('validation_failed', {
+      detail: "'appId' must be between 3 and 62 characters, contain only lowercase letters and numbers, and start with a lowercase letter.",
+      extras: { errors: { appId: ["'appId' must be between 3 and 62 characters, contain only lowercase letters and numbers, and start with a lowercase letter."] } },
+    });
+  }
+}
+
+function keyRow(appId: string, kind: KeyKind, value: string, scopes: readonly Scope[]) {
+  const parsed = parseKey(value)!;
+  return {
+    tenant: appId,
+    id: parsed.keyId,
+    kind,
+    keyHash: digestKey(value),
+    publicValue: kind === 'public' ? value : null,
+    scopes: scopes.join(','),
+  };
+}
+
+/** Generates `count` keys whose ids (last four characters) are unique within the app. */
+function generateKeys(appId: string, kind: KeyKind, count: number, takenIds: Set<string>): string[] {
+  const keys: string[] = [];
+  while (keys.length < count) {
+    const value = generateKey(appId, kind);
+    const id = value.slice(-4);
+    if (takenIds.has(id)) continue;
+    takenIds.add(id);
+    keys.push(value);
+  }
+  return keys;
+}
+
+export class AppsService {
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: { sdkCompatibleLists: boolean },
+    /** Called after any change that must invalidate cached key checks. */
+    private readonly onKeysChanged: () => void = () => undefined,
+  ) {}
+
+  async isAvailable(appId: string): Promise<boolean> {
+    assertAppId(appId);
+    return (await this.db.app.findUnique({ where: { id: appId }, select: { id: true } })) === null;
+  }
+
+  async create(appId: string, input: CreateAppInput): Promise<CreatedApp> {
+    assertAppId(appId);
+    const taken = new Set<string>();
+    const [apiKey1, apiKey2] = generateKeys(appId, 'public', 2, taken);
+    const [apiSecret1, apiSecret2] = generateKeys(appId, 'secret', 2, taken);
+    const plan = input.plan ?? 'trial';
+    try {
+      await this.db.$transaction([
+        this.db.app.create({
+          data: {
+            id: appId,
+            adminEmail: input.adminEmail,
+            plan,
+            magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? 0,
+            eventLoggingIsEnabled: input.eventLoggingIsEnabled ?? false,
+            eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 365,
+            maxUsers: input.maxUsers ?? null,
+            allowAttestation: input.allowAttestation ?? plan === 'enterprise',
+            allowedOrigins: JSON.stringify(input.allowedOrigins ?? []),
+          },
+        }),
+        this.db.apiKey.createMany({
+          data: [
+            keyRow(appId, 'public', apiKey1, PUBLIC_SCOPES),
+            keyRow(appId, 'public', apiKey2, PUBLIC_SCOPES),
+            keyRow(appId, 'secret', apiSecret1, SECRET_SCOPES),
+            keyRow(appId, 'secret', apiSecret2, SECRET_SCOPES),
+          ],
+        }),
+      ]);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
+      throw error;
+    }
+    return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
+  }
+
+  async list() {
+    const apps = await this.db.app.findMany({ orderBy: { id: 'asc' } });
+    return apps.map((app) => ({ appId: app.id, adminEmail: app.adminEmail, plan: app.plan, createdAt: app.createdAt.toISOString(), frozen: app.frozen }));
+  }
+
+  private async requireApp(appId: string) {
+    const app = await this.db.app.findUnique({ where: { id: appId } });
+    if (!app) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+    return app;
+  }
+
+  async getFeatures(appId: string): Promise<AppFeatures> {
+    const app = await this.requireApp(appId);
+    return {
+      eventLoggingIsEnabled: app.eventLoggingIsEnabled,
+      eventLoggingRetentionPeriod: app.eventLoggingRetentionPeriod,
+      developerLoggingEndsAt: null,
+      magicLinkEmailMonthlyQuota: app.magicLinkEmailMonthlyQuota,
+      maxUsers: app.maxUsers,
+      allowAttestation: app.allowAttestation,
+      isGenerateSignInTokenEndpointEnabled: app.isGenerateSignInTokenEndpointEnabled,
+      isMagicLinksEnabled: app.isMagicLinksEnabled,
+      plan: app.plan as Plan,
+      allowedOrigins: JSON.parse(app.allowedOrigins) as string[],
+      sdkCompatibleLists: app.sdkCompatibleLists ?? this.defaults.sdkCompatibleLists,
+    };
+  }
+
+  async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
+    await this.requireApp(appId);
+    const { allowedOrigins, ...rest } = patch;
+    await this.db.app.update({
+      where: { id: appId },
+      data: { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) },
+    });
+  }
+
+  async listKeys(appId: string) {
+    await this.requireApp(appId);
+    const keys = await this.db.apiKey.findMany({ where: { tenant: appId }, orderBy: { createdAt: 'asc' } });
+    return keys.map((key) => ({
+      id: key.id,
+      createdAt: key.createdAt.toISOString(),
+      // Secrets are never stored, so they can only be shown masked.
+      apiKey: key.publicValue ?? `${appId}:secret:${'*'.repeat(28)}${key.id}`,
+      type: key.kind,
+      scopes: key.scopes.split(',').filter(Boolean).sort(),
+      isLocked: key.isLocked,
+      lastLockedAt: key.lastLockedAt?.toISOString() ?? null,
+      lastUnlockedAt: key.lastUnlockedAt?.toISOString() ?? null,
+    }));
+  }
+
+  async createKey(appId: string, kind: KeyKind, scopes: Scope[]): Promise<string> {
+    await this.requireApp(appId);
+    const allowed: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
+    if (scopes.length === 0) throw new ApiError('create_api_key_scopes_required');
+    if (scopes.some((s) => !allowed.includes(s))) {
+      throw new ApiError('validation_failed', { extras: { errors: { scopes: [`${kind} keys take the scopes ${allowed.join(', ')}.`] } } });
+    }
+    const existing = await this.db.apiKey.findMany({ where: { tenant: appId }, select: { id: true } });
+    const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
+    await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
+    return value;
+  }
+
+  async setKeyLocked(appId: string, keyId: string, locked: boolean): Promise<void> {
+    const now = new Date();
+    const { count } = await this.db.apiKey.updateMany({
+      where: { tenant: appId, id: keyId },
+      data: locked ? { isLocked: true, lastLockedAt: now } : { isLocked: false, lastUnlockedAt: now },
+    });
+    if (count === 0) throw new ApiError('api_key_not_found');
+    this.onKeysChanged();
+  }
+
+  async deleteKey(appId: string, keyId: string): Promise<void> {
+    const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
+    if (count === 0) throw new ApiError('api_key_not_found');
+    this.onKeysChanged();
+  }
+
+  /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
+  async setFrozen(appId: string, frozen: boolean): Promise<void> {
+    await this.requireApp(appId);
+    await this.db.app.update({ where: { id: appId }, data: { frozen } });
+    this.onKeysChanged();
+  }
+
+  /** Removes the app and every row it owns, in one transaction. */
+  async delete(appId: string) {
+    const app = await this.requireApp(appId);
+    const where = { where: { tenant: appId } };
+    await this.db.$transaction([
+      this.db.apiKey.deleteMany(where),
+      this.db.tokenKey.deleteMany(where),
+      this.db.credential.deleteMany(where),
+      this.db.alias.deleteMany(where),
+      this.db.challenge.deleteMany(where),
+      this.db.redeemedToken.deleteMany(where),
+      this.db.authConfig.deleteMany(where),
+      this.db.event.deleteMany(where),
+      this.db.dispatchedEmail.deleteMany(where),
+      this.db.app.delete({ where: { id: appId } }),
+    ]);
+    this.onKeysChanged();
+    return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient as SqliteClient } from './generated/sqlite/client';
+import { PrismaClient as PostgresClient } from './generated/postgresql/client';
+import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
+
+/**
+ * The model delegates the services use. Both generated clients expose the same delegates; their
+ * types differ only in transaction isolation levels, so the store is typed against these.
+ */
+export type Db = Pick<
+  SqliteClient,
+  'app' | 'apiKey' | 'tokenKey' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | '$transaction'
+>;
+
+export interface Store {
+  provider: Provider;
+  db: Db;
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  /** One round trip to the database, for health checks. */
+  ping(): Promise<void>;
+  /** Names of the migrations recorded as applied. */
+  appliedMigrations(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function providerOf(databaseUrl: string): Provider {
+  if (databaseUrl.startsWith('file:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return 'postgresql';
+  throw new Error('DATABASE_URL must be file:<path> or a postgres:// URL');
+}
+
+export function sqliteFilename(databaseUrl: string): string {
+  return resolve(databaseUrl.slice('file:'.length));
+}
+
+/** Opens the store that DATABASE_URL names. Nothing is migrated until `migrate()` is called. */
+export function openStore(databaseUrl: string): Store {
+  if (providerOf(databaseUrl) === 'sqlite') {
+    const filename = sqliteFilename(databaseUrl);
+    mkdirSync(dirname(filename), { recursive: true });
+    const client = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: filename, timeout: 15000 }) });
+    return {
+      provider: 'sqlite',
+      db: client,
+      migrate: async () => migrateSqlite(filename),
+      ping: async () => {
+        await client.$queryRawUnsafe('SELECT 1');
+      },
+      appliedMigrations: () => appliedMigrations(client),
+      close: () => client.$disconnect(),
+    };
+  }
+  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  return {
+    provider: 'postgresql',
+    db: client as unknown as Db,
+    migrate: () => migratePostgres(databaseUrl),
+    ping: async () => {
+      await client.$queryRawUnsafe('SELECT 1');
+    },
+    appliedMigrations: () => appliedMigrations(client),
+    close: () => client.$disconnect(),
+  };
+}
+
+async function appliedMigrations(client: { $queryRawUnsafe<T>(sql: string): Promise<T> }): Promise<string[]> {
+  const rows = await client.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "${MIGRATION_LEDGER}" ORDER BY name`);
+  return rows.map((r) => r.name);
+}
+
+/** Prisma's unique-constraint violation, the same code on both providers. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
+}

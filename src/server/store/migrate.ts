@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client as PgClient } from 'pg';
+
+export type Provider = 'sqlite' | 'postgresql';
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** Where the committed migration SQL lives, for both `src/` (tests) and `dist/` (runtime). */
+export function migrationsDir(provider: Provider): string {
+  for (const candidate of [join(__dirname, '..', '..', '..', 'prisma', 'migrations', provider), join(process.cwd(), 'prisma', 'migrations', provider)]) {
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`migration SQL for ${provider} not found (expected prisma/migrations/${provider})`);
+}
+
+export function loadMigrations(provider: Provider): Migration[] {
+  const dir = migrationsDir(provider);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(dir, name, 'migration.sql'), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+export const MIGRATION_LEDGER = '_passwordless_migrations';
+const LEDGER = MIGRATION_LEDGER;
+
+function assertUnchanged(applied: Map<string, string>, migrations: Migration[]): void {
+  for (const m of migrations) {
+    const recorded = applied.get(m.name);
+    if (recorded !== undefined && recorded !== m.checksum) {
+      throw new Error(`migration ${m.name} was edited after it was applied; add a new migration instead`);
+    }
+  }
+}
+
+/**
+ * Applies pending migrations to an SQLite file and returns the names applied. An IMMEDIATE
+ * transaction holds the write lock for the whole run, so two processes starting together
+ * serialise and the second finds nothing to do.
+ */
+export function migrateSqlite(filename: string, migrations = loadMigrations('sqlite')): string[] {
+  const db = new Database(filename, { timeout: 15000 });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 15000');
+    db.exec(`CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+    const run = db.transaction(() => {
+      const rows = db.prepare(`SELECT name, checksum FROM "${LEDGER}"`).all() as { name: string; checksum: string }[];
+      const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+      assertUnchanged(applied, migrations);
+      const pending = migrations.filter((m) => !applied.has(m.name));
+      for (const m of pending) {
+        db.exec(m.sql);
+        db.prepare(`INSERT INTO "${LEDGER}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(m.name, m.checksum, new Date().toISOString());
+      }
+      return pending.map((m) => m.name);
+    });
+    return run.immediate();
+  } finally {
+    db.close();
+  }
+}
+
+// Any constant works; it names "the passwordless migration lock" among PostgreSQL advisory locks.
+const PG_MIGRATION_LOCK = 7_001_2026;
+
+/**
+ * Applies pending migrations to PostgreSQL. A session advisory lock makes concurrent starts
+ * against one database take turns; each migration commits with its ledger row.
+ */
+export async function migratePostgres(url: string, migrations = loadMigrations('postgresql')): Promise<string[]> {
+  const client = new PgClient({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK]);
+    await client.query(`CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${LEDGER}"`);
+    const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+    assertUnchanged(applied, migrations);
+    const done: string[] = [];
+    for (const m of migrations.filter((m) => !applied.has(m.name))) {
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query(`INSERT INTO "${LEDGER}" (name, checksum) VALUES ($1, $2)`, [m.name, m.checksum]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+      done.push(m.name);
+    }
+    return done;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [PG_MIGRATION_LOCK]).catch(() => undefined);
+    await client.end();
+  }
+}
