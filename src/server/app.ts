@@ -6,7 +6,12 @@ import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendApiError } from './http/problem';
 import { adminRoutes } from './routes/admin';
+import { aliasRoutes } from './routes/alias';
+import { credentialRoutes } from './routes/credentials';
 import { healthRoutes } from './routes/health';
+import { registerRoutes } from './routes/register';
+import { signinRoutes } from './routes/signin';
+import { userRoutes } from './routes/users';
 import type { Services } from './services';
 
 /** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
@@ -26,6 +31,11 @@ function apiRouter(services: Services): express.Router {
   const router = express.Router();
   router.use(healthRoutes(services));
   router.use(adminRoutes(services));
+  router.use(registerRoutes(services));
+  router.use(signinRoutes(services));
+  router.use(aliasRoutes(services));
+  router.use(credentialRoutes(services));
+  router.use(userRoutes(services));
   return router;
 }
 

@@ -120,8 +120,8 @@ export class AppsService {
   constructor(
     private readonly db: Db,
     private readonly defaults: { sdkCompatibleLists: boolean },
-    /** Called after any change that must invalidate cached key checks. */
-    private readonly onKeysChanged: () => void = () => undefined,
+    /** Called after any change that must invalidate cached key checks or app settings. */
+    private readonly onAppChanged: () => void = () => undefined,
   ) {}
 
   async isAvailable(appId: string): Promise<boolean> {
@@ -201,6 +201,7 @@ export class AppsService {
       where: { id: appId },
       data: { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) },
     });
+    this.onAppChanged();
   }
 
   async listKeys(appId: string) {
@@ -239,20 +240,20 @@ export class AppsService {
       data: locked ? { isLocked: true, lastLockedAt: now } : { isLocked: false, lastUnlockedAt: now },
     });
     if (count === 0) throw new ApiError('api_key_not_found');
-    this.onKeysChanged();
+    this.onAppChanged();
   }
 
   async deleteKey(appId: string, keyId: string): Promise<void> {
     const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
     if (count === 0) throw new ApiError('api_key_not_found');
-    this.onKeysChanged();
+    this.onAppChanged();
   }
 
   /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
   async setFrozen(appId: string, frozen: boolean): Promise<void> {
     await this.requireApp(appId);
     await this.db.app.update({ where: { id: appId }, data: { frozen } });
-    this.onKeysChanged();
+    this.onAppChanged();
   }
 
   /** Removes the app and every row it owns, in one transaction. */
@@ -271,7 +272,7 @@ export class AppsService {
       this.db.dispatchedEmail.deleteMany(where),
       this.db.app.delete({ where: { id: appId } }),
     ]);
-    this.onKeysChanged();
+    this.onAppChanged();
     return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
   }
 }

@@ -1,0 +1,312 @@
+import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import { z } from 'zod';
+import { ApiError } from '../http/problem';
+import { ciEnum, ciObject, looseBoolean, looseString } from '../http/validation';
+import { isUniqueViolation, type Db } from '../store';
+import { SUPPORTED_ALGORITHM_IDS } from '../webauthn/algorithms';
+import { toBase64Url, userHandleOf } from '../webauthn/encoding';
+import { resolveCeremonyOrigin } from '../webauthn/origins';
+import type { ClientContext } from '../webauthn/requestContext';
+import { describeVerificationFailure } from '../webauthn/verificationFailure';
+import { aliasConflict, aliasListSchema, aliasRows, type AliasService } from './aliases';
+import { attestationAllowed, type AppSettingsCache } from './appSettings';
+import type { UserVerification } from './authConfigs';
+import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import { KEY_RETENTION_MS, type TokenEnvelope, type TokenService } from './tokens';
+import { newVerifyPayload, type VerifyTokenPayload } from './verifyTokens';
+
+const DEFAULT_REGISTER_TTL_MS = 120_000;
+const VERIFY_TOKEN_TTL_SECONDS = 120;
+const MAX_CREDENTIAL_ID_BYTES = 1023;
+const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
+
+// Reference accepts 'CrossPlatform', 'cross-platform', 0 and 1 for the attachment.
+const authenticatorType = z.preprocess((v) => {
+  if (v === 0 || v === '0') return 'platform';
+  if (v === 1 || v === '1') return 'cross-platform';
+  return typeof v === 'string' ? v.toLowerCase().replace(/^crossplatform$/, 'cross-platform') : v;
+}, z.enum(['any', 'platform', 'cross-platform'], { message: 'must be one of: any, platform, cross-platform' }));
+
+const emptyToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+/** `POST /register/token`: the spec's registration request table. */
+export const registerTokenSchema = ciObject({
+  userId: looseString()
+    .pipe(z.string().min(1, 'is required'))
+    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
+  username: looseString().pipe(z.string().min(1, 'is required')),
+  displayName: looseString().nullish(),
+  // Validated in the service: an unknown value is `invalid_attestation`, as the reference answers.
+  attestation: z.preprocess(emptyToUndefined, looseString().optional()),
+  authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
+  discoverable: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  userVerification: z.preprocess(emptyToUndefined, ciEnum(['preferred', 'required', 'discouraged']).optional()),
+  expiresAt: z.preprocess(
+    emptyToUndefined,
+    z.iso.datetime({ offset: true, local: true, precision: undefined, message: 'must be an ISO 8601 UTC timestamp' }).optional(),
+  ),
+  aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
+  aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
+});
+
+export interface RegisterTokenPayload extends TokenEnvelope {
+  userId: string;
+  username: string;
+  displayName: string;
+  attestation: 'none' | 'direct' | 'indirect';
+  authenticatorType: 'any' | 'platform' | 'cross-platform';
+  discoverable: boolean;
+  userVerification: UserVerification;
+  aliases: string[];
+  aliasHashing: boolean;
+  hints: string[];
+}
+
+interface RegistrationSession extends TokenEnvelope {
+  ceremony: 'registration';
+  challenge: string;
+  origin: string;
+  rpId: string;
+  userId: string;
+  userVerification: UserVerification;
+  attestation: RegisterTokenPayload['attestation'];
+  aliases: string[];
+  aliasHashing: boolean;
+}
+
+export const registerBeginSchema = ciObject({
+  token: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+});
+
+const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
+
+export const registerCompleteSchema = ciObject({
+  session: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+  nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')).nullish(),
+  response: ciObject({
+    id: base64UrlString,
+    rawId: base64UrlString,
+    type: z.literal('public-key', { message: "must be 'public-key'" }),
+    response: ciObject({
+      attestationObject: base64UrlString,
+      clientDataJSON: base64UrlString,
+      transports: z.array(z.string()).max(10).nullish(),
+    }),
+    authenticatorAttachment: z.string().nullish(),
+    // 1.2.x clients send clientExtensionResults; 1.1.x send `extensions`.
+    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
+    extensions: z.record(z.string(), z.unknown()).nullish(),
+  }),
+});
+
+function parseAttestation(value: string | undefined): RegisterTokenPayload['attestation'] {
+  const normalised = (value ?? 'none').toLowerCase();
+  if (normalised === 'none' || normalised === 'direct' || normalised === 'indirect') return normalised;
+  throw new ApiError('invalid_attestation', { detail: "attestation must be 'none', 'direct' or 'indirect'." });
+}
+
+export class RegistrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+    private readonly challenges: ChallengeStore,
+    private readonly aliases: AliasService,
+    private readonly settings: AppSettingsCache,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private async assertAttestationAllowed(tenant: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
+    if (attestation === 'none') return;
+    if (!attestationAllowed(await this.settings.get(tenant))) {
+      throw new ApiError('attestation_not_supported_on_plan', { detail: "Direct and indirect attestation need the enterprise plan; use 'none'." });
+    }
+  }
+
+  private async assertUserCapacity(tenant: string, userId: string): Promise<void> {
+    const { maxUsers } = await this.settings.get(tenant);
+    if (maxUsers === null) return;
+    const existing = await this.db.credential.findFirst({ where: { tenant, userId }, select: { userId: true } });
+    if (existing) return;
+    const users = await this.db.credential.groupBy({ by: ['userId'], where: { tenant } });
+    if (users.length >= maxUsers) throw new ApiError('max_users_reached');
+  }
+
+  async createToken(tenant: string, input: z.output<typeof registerTokenSchema>): Promise<string> {
+    const attestation = parseAttestation(input.attestation);
+    const now = this.now();
+    const expiresAt = input.expiresAt === undefined ? now + DEFAULT_REGISTER_TTL_MS : parseUtc(input.expiresAt);
+    if (expiresAt <= now || expiresAt > now + KEY_RETENTION_MS) {
+      throw new ApiError('validation_failed', { extras: { errors: { expiresAt: ['The expiresAt field must be in the future and at most 30 days away.'] } } });
+    }
+    await this.assertAttestationAllowed(tenant, attestation);
+    const aliases = input.aliases ?? [];
+    await this.aliases.assertAvailable(tenant, input.userId, aliases);
+    await this.assertUserCapacity(tenant, input.userId);
+    const payload: RegisterTokenPayload = {
+      app: tenant,
+      exp: expiresAt,
+      userId: input.userId,
+      username: input.username,
+      displayName: input.displayName || input.username,
+      attestation,
+      authenticatorType: input.authenticatorType ?? 'any',
+      discoverable: input.discoverable ?? true,
+      userVerification: input.userVerification ?? 'preferred',
+      aliases,
+      aliasHashing: input.aliasHashing ?? true,
+      hints: input.hints ?? [],
+    };
+    return this.tokens.issue('register', payload);
+  }
+
+  async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
+    const registration = await this.tokens.open<RegisterTokenPayload>('register', input.token, tenant);
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    await this.assertAttestationAllowed(tenant, registration.attestation);
+    if (!registration.userId) throw new ApiError('missing_userid');
+
+    const existing = await this.db.credential.findMany({ where: { tenant, userId: registration.userId }, select: { descriptorId: true, transports: true } });
+    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'registration');
+    const session: RegistrationSession = {
+      app: tenant,
+      exp: expiresAt,
+      ceremony: 'registration',
+      challenge,
+      origin,
+      rpId,
+      userId: registration.userId,
+      userVerification: registration.userVerification,
+      attestation: registration.attestation,
+      aliases: registration.aliases,
+      aliasHashing: registration.aliasHashing,
+    };
+    return {
+      session: await this.tokens.issue('session', session),
+      data: {
+        rp: { id: rpId, name: rpId },
+        user: { id: userHandleOf(registration.userId), name: registration.username, displayName: registration.displayName },
+        challenge,
+        pubKeyCredParams: SUPPORTED_ALGORITHM_IDS.map((alg) => ({ type: 'public-key', alg })),
+        timeout: CEREMONY_TIMEOUT_MS,
+        attestation: registration.attestation,
+        authenticatorSelection: {
+          ...(registration.authenticatorType === 'any' ? {} : { authenticatorAttachment: registration.authenticatorType }),
+          residentKey: registration.discoverable ? 'required' : 'discouraged',
+          requireResidentKey: registration.discoverable,
+          userVerification: registration.userVerification,
+        },
+        excludeCredentials: existing.map((c) => descriptorOf(c.descriptorId, c.transports)),
+        extensions: { credProps: true },
+        hints: registration.hints,
+      },
+    };
+  }
+
+  async complete(tenant: string, input: z.output<typeof registerCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open<RegistrationSession>('session', input.session, tenant);
+    if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
+    if (!input.origin) throw new ApiError('missing_origin');
+    if (!(await this.challenges.consume(tenant, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
+
+    const { response } = input;
+    const credentialIdBytes = Buffer.from(response.rawId, 'base64url');
+    if (credentialIdBytes.length === 0 || credentialIdBytes.length > MAX_CREDENTIAL_ID_BYTES || Buffer.from(response.id, 'base64url').toString('base64url') !== credentialIdBytes.toString('base64url')) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The credential id is missing, longer than 1023 bytes, or differs between id and rawId.' });
+    }
+    let verification;
+    try {
+      verification = await verifyRegistrationResponse({
+        response: response as unknown as RegistrationResponseJSON,
+        expectedChallenge: session.challenge,
+        expectedOrigin: session.origin,
+        expectedRPID: session.rpId,
+        requireUserVerification: session.userVerification === 'required',
+        supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
+      });
+    } catch (error) {
+      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error) });
+    }
+    if (!verification.verified) throw new ApiError('fido2_invalid_registration', { detail: 'The attestation could not be verified.' });
+    const info = verification.registrationInfo;
+    const credentialId = toBase64Url(info.credential.id === response.id ? credentialIdBytes : Buffer.from(info.credential.id, 'base64url'));
+    const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
+    const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
+    const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
+    const now = new Date(this.now());
+
+    const writes = [];
+    if (session.aliases.length > 0) {
+      writes.push(this.db.alias.deleteMany({ where: { tenant, userId: session.userId } }));
+      writes.push(this.db.alias.createMany({ data: aliasRows(tenant, session.userId, session.aliases, session.aliasHashing) }));
+    }
+    writes.push(
+      this.db.credential.create({
+        data: {
+          tenant,
+          descriptorId: credentialId,
+          userId: session.userId,
+          userHandle: userHandleOf(session.userId),
+          publicKey: toBase64Url(info.credential.publicKey),
+          signatureCounter: BigInt(info.credential.counter),
+          attestationFmt: info.fmt,
+          aaGuid: info.aaguid,
+          transports: JSON.stringify(transports),
+          rpid: session.rpId,
+          origin: session.origin,
+          country: client.country,
+          device: client.device,
+          nickname: input.nickname ?? '',
+          backupEligible: info.credentialDeviceType === 'multiDevice',
+          backupState: info.credentialBackedUp,
+          isDiscoverable: typeof rk === 'boolean' ? rk : null,
+          uvInitialized: info.userVerified,
+          createdAt: now,
+          lastUsedAt: now,
+        },
+      }),
+    );
+    try {
+      await this.db.$transaction(writes);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } }, select: { tenant: true } });
+      if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
+      throw aliasConflict();
+    }
+
+    const payload: VerifyTokenPayload = newVerifyPayload(
+      {
+        app: tenant,
+        type: 'passkey_register',
+        ttlSeconds: VERIFY_TOKEN_TTL_SECONDS,
+        userId: session.userId,
+        rpId: session.rpId,
+        origin: session.origin,
+        device: client.device,
+        country: client.country,
+        nickname: input.nickname ?? '',
+        credentialId,
+        purpose: null,
+        backupEligible: info.credentialDeviceType === 'multiDevice',
+        backupState: info.credentialBackedUp,
+      },
+      this.now(),
+    );
+    return this.tokens.issue('verify', payload);
+  }
+}
+
+/** An ISO timestamp without an offset is UTC, as the spec says all timestamps are. */
+function parseUtc(iso: string): number {
+  return Date.parse(/([zZ]|[+-]\d\d:?\d\d)$/.test(iso) ? iso : `${iso}Z`);
+}
+
+export function descriptorOf(descriptorId: string, transportsJson: string) {
+  const transports = JSON.parse(transportsJson) as string[];
+  return { type: 'public-key', id: descriptorId, ...(transports.length > 0 ? { transports } : {}) };
+}

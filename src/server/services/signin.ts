@@ -1,0 +1,203 @@
+import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
+import { z } from 'zod';
+import { ApiError } from '../http/problem';
+import { ciObject, looseString } from '../http/validation';
+import type { Db } from '../store';
+import { normaliseCredentialId } from '../webauthn/encoding';
+import { resolveCeremonyOrigin } from '../webauthn/origins';
+import type { ClientContext } from '../webauthn/requestContext';
+import { describeVerificationFailure } from '../webauthn/verificationFailure';
+import type { AliasService } from './aliases';
+import type { AppSettingsCache } from './appSettings';
+import { resolveAuthConfig, type UserVerification } from './authConfigs';
+import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import { descriptorOf } from './registration';
+import type { TokenEnvelope, TokenService } from './tokens';
+import { newVerifyPayload } from './verifyTokens';
+
+/** Allow lists longer than this are cut to the most recently used credentials. */
+const MAX_ALLOW_CREDENTIALS = 64;
+
+export const signinBeginSchema = ciObject({
+  userId: looseString().nullish(),
+  alias: looseString().nullish(),
+  purpose: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+});
+
+const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
+
+export const signinCompleteSchema = ciObject({
+  session: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+  response: ciObject({
+    id: base64UrlString,
+    rawId: base64UrlString,
+    type: z.literal('public-key', { message: "must be 'public-key'" }),
+    response: ciObject({
+      authenticatorData: base64UrlString,
+      clientDataJSON: base64UrlString,
+      signature: base64UrlString,
+      userHandle: z.string().nullish(),
+    }),
+    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
+    extensions: z.record(z.string(), z.unknown()).nullish(),
+  }),
+});
+
+interface SigninSession extends TokenEnvelope {
+  ceremony: 'authentication';
+  challenge: string;
+  origin: string;
+  rpId: string;
+  userVerification: UserVerification;
+  purpose: string;
+  ttlSeconds: number;
+  /** Credential ids offered; empty for discoverable sign-in. */
+  allow: string[];
+  /** Set when the caller named a user (by userId or alias): only that user's passkeys may answer. */
+  expectedUserId: string | null;
+  identified: boolean;
+}
+
+const failure = (detail: string) => new ApiError('signin_complete_error', { detail });
+
+export class SigninService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+    private readonly challenges: ChallengeStore,
+    private readonly aliases: AliasService,
+    private readonly settings: AppSettingsCache,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Options for `navigator.credentials.get`. An unknown userId or alias gets an empty allow list,
+   * exactly like a discoverable sign-in, so the answer never reveals whether a user exists.
+   */
+  async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    const config = await resolveAuthConfig(this.db, tenant, input.purpose);
+    const identified = Boolean(input.userId || input.alias);
+    const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
+    const credentials = userId
+      ? await this.db.credential.findMany({
+          where: { tenant, userId },
+          select: { descriptorId: true, transports: true },
+          orderBy: { lastUsedAt: 'desc' },
+          take: MAX_ALLOW_CREDENTIALS,
+        })
+      : [];
+    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication');
+    const session: SigninSession = {
+      app: tenant,
+      exp: expiresAt,
+      ceremony: 'authentication',
+      challenge,
+      origin,
+      rpId,
+      userVerification: config.userVerification,
+      purpose: config.purpose,
+      ttlSeconds: config.timeToLiveSeconds,
+      allow: credentials.map((c) => c.descriptorId),
+      expectedUserId: userId ?? null,
+      identified,
+    };
+    return {
+      session: await this.tokens.issue('session', session),
+      data: {
+        challenge,
+        timeout: CEREMONY_TIMEOUT_MS,
+        rpId,
+        allowCredentials: credentials.map((c) => descriptorOf(c.descriptorId, c.transports)),
+        userVerification: config.userVerification,
+      },
+    };
+  }
+
+  /**
+   * Verifies an assertion in three database round trips: consume the challenge, load the
+   * credential, update its counter conditionally. Returns a `verify_` token.
+   */
+  async complete(tenant: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open<SigninSession>('session', input.session, tenant);
+    if (session.ceremony !== 'authentication') throw new ApiError('invalid_session', { detail: 'This session belongs to a registration, not a sign-in.' });
+    if (!input.origin) throw new ApiError('missing_origin');
+    const { response } = input;
+    const credentialId = normaliseCredentialId(response.rawId);
+    if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
+
+    if (!(await this.challenges.consume(tenant, 'authentication', session.challenge))) throw new ApiError('challenge_already_used');
+    if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
+
+    const credential = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } } });
+    if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
+    if (session.identified && credential.userId !== session.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
+    const userHandle = response.response.userHandle;
+    if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
+
+    const storedCounter = Number(credential.signatureCounter);
+    let verification;
+    try {
+      verification = await verifyAuthenticationResponse({
+        response: response as unknown as AuthenticationResponseJSON,
+        expectedChallenge: session.challenge,
+        expectedOrigin: session.origin,
+        expectedRPID: session.rpId,
+        requireUserVerification: session.userVerification === 'required',
+        credential: {
+          id: credential.descriptorId,
+          publicKey: new Uint8Array(Buffer.from(credential.publicKey, 'base64url')),
+          counter: storedCounter,
+          transports: JSON.parse(credential.transports) as AuthenticatorTransport[],
+        },
+      });
+    } catch (error) {
+      throw failure(describeVerificationFailure(error));
+    }
+    if (!verification.verified) throw failure('The signature could not be verified.');
+    const info = verification.authenticationInfo;
+    const backupEligible = info.credentialDeviceType === 'multiDevice';
+    if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
+
+    // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
+    const now = new Date(this.now());
+    const { count } = await this.db.credential.updateMany({
+      where: { tenant, descriptorId: credentialId, signatureCounter: info.newCounter > 0 ? { lt: BigInt(info.newCounter) } : BigInt(storedCounter) },
+      data: {
+        signatureCounter: BigInt(info.newCounter),
+        backupState: info.credentialBackedUp,
+        uvInitialized: credential.uvInitialized || info.userVerified,
+        lastUsedAt: now,
+        device: client.device,
+        country: client.country,
+      },
+    });
+    if (count !== 1) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+
+    return this.tokens.issue(
+      'verify',
+      newVerifyPayload(
+        {
+          app: tenant,
+          type: 'passkey_signin',
+          ttlSeconds: session.ttlSeconds,
+          userId: credential.userId,
+          rpId: session.rpId,
+          origin: session.origin,
+          device: client.device,
+          country: client.country,
+          nickname: credential.nickname,
+          credentialId,
+          purpose: session.purpose,
+          backupEligible,
+          backupState: info.credentialBackedUp,
+        },
+        this.now(),
+      ),
+    );
+  }
+}

@@ -1,0 +1,153 @@
+import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../http/problem';
+import type { Db } from '../store';
+
+/**
+ * Opaque tokens: `<prefix><base64url(JSON payload)>.<keyId>.<base64url(HMAC-SHA256)>`.
+ *
+ * Each app has its own random token keys; the MAC key is derived from one of them with HKDF
+ * (info names the app), so a token is bound to its app, and the prefix is inside the MAC, so a
+ * token of one kind cannot pose as another. The newest key signs; every key younger than
+ * KEY_RETENTION verifies. Payloads are signed, not encrypted: they hold nothing the browser
+ * does not already know.
+ */
+export type TokenKind = 'register' | 'session' | 'verify';
+const PREFIX: Record<TokenKind, string> = { register: 'register_', session: 'session_', verify: 'verify_' };
+
+const ROTATE_AFTER_MS = 7 * 24 * 3600 * 1000;
+/** Also the longest any token may live. */
+export const KEY_RETENTION_MS = 30 * 24 * 3600 * 1000;
+const RELOAD_AFTER_MS = 60 * 1000;
+
+interface TokenKey {
+  keyId: number;
+  createdAt: number;
+  macKey: Buffer;
+}
+
+interface TenantKeys {
+  keys: TokenKey[];
+  loadedAt: number;
+}
+
+export interface TokenEnvelope {
+  /** App the token was issued for. */
+  app: string;
+  /** Expiry, epoch milliseconds. */
+  exp: number;
+}
+
+function deriveMacKey(tenant: string, material: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), `passwordless-token-v1:${tenant}`, 32));
+}
+
+function mac(key: Buffer, prefix: string, body: string): Buffer {
+  return createHmac('sha256', key).update(prefix).update(body).digest();
+}
+
+export function humanizeSeconds(seconds: number): string {
+  const units: [number, string][] = [
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds >= size * 2 || (seconds >= size && seconds % size === 0)) {
+      const n = Math.floor(seconds / size);
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+export class TokenService {
+  private readonly tenants = new Map<string, TenantKeys>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private async load(tenant: string): Promise<TenantKeys> {
+    const rows = await this.db.tokenKey.findMany({ where: { tenant }, orderBy: { createdAt: 'desc' } });
+    const entry: TenantKeys = {
+      keys: rows.map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(tenant, r.keyMaterial) })),
+      loadedAt: this.now(),
+    };
+    this.tenants.set(tenant, entry);
+    return entry;
+  }
+
+  private async keysOf(tenant: string): Promise<TenantKeys> {
+    const cached = this.tenants.get(tenant);
+    return cached && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
+  }
+
+  /** The newest key, rotating when it is older than a week and pruning keys past retention. */
+  private async signingKey(tenant: string): Promise<TokenKey> {
+    let entry = await this.keysOf(tenant);
+    const newest = entry.keys[0];
+    if (newest && this.now() - newest.createdAt < ROTATE_AFTER_MS) return newest;
+    entry = await this.load(tenant); // another replica may have rotated already
+    if (entry.keys[0] && this.now() - entry.keys[0].createdAt < ROTATE_AFTER_MS) return entry.keys[0];
+    const material = randomBytes(32).toString('base64');
+    const keyId = randomInt(1, 2 ** 31 - 1);
+    await this.db.tokenKey.create({ data: { tenant, keyId, keyMaterial: material, createdAt: new Date(this.now()) } });
+    await this.db.tokenKey.deleteMany({ where: { tenant, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
+    return (await this.load(tenant)).keys.find((k) => k.keyId === keyId)!;
+  }
+
+  private async verificationKey(tenant: string, keyId: number): Promise<TokenKey | undefined> {
+    const entry = await this.keysOf(tenant);
+    const found = entry.keys.find((k) => k.keyId === keyId);
+    if (found || this.now() - entry.loadedAt < 1000) return found;
+    return (await this.load(tenant)).keys.find((k) => k.keyId === keyId);
+  }
+
+  async issue<T extends TokenEnvelope>(kind: TokenKind, payload: T): Promise<string> {
+    const key = await this.signingKey(payload.app);
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${PREFIX[kind]}${body}.${key.keyId}.${mac(key.macKey, PREFIX[kind], body).toString('base64url')}`;
+  }
+
+  /**
+   * Checks prefix, structure, app, MAC and expiry, in that order, and returns the payload.
+   * Every failure is a 4xx problem: missing_token, invalid_token, invalid_token_format, expired_token.
+   */
+  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, tenant: string): Promise<T> {
+    const prefix = PREFIX[kind];
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ApiError('missing_token', { title: `This operation requires a token that starts with '${prefix}' to be passed.` });
+    }
+    if (!token.toLowerCase().startsWith(prefix)) {
+      throw new ApiError('invalid_token', {
+        title: `The token you sent was not correct. The token used for this endpoint should start with '${prefix}'. Make sure you are not sending the wrong value.`,
+      });
+    }
+    const parts = token.slice(prefix.length).split('.');
+    const [body, keyIdText, macText] = parts;
+    if (parts.length !== 3 || !/^[A-Za-z0-9_-]+$/.test(body) || !/^\d{1,10}$/.test(keyIdText) || !/^[A-Za-z0-9_-]{43}$/.test(macText)) {
+      throw new ApiError('invalid_token_format');
+    }
+    const key = await this.verificationKey(tenant, Number(keyIdText));
+    const expected = key ? mac(key.macKey, prefix, body) : undefined;
+    const given = Buffer.from(macText, 'base64url');
+    if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      throw new ApiError('invalid_token', {
+        title: 'The token you supplied was not valid. It could be that the token has expired or that it was not issued for this application.',
+      });
+    }
+    let payload: T;
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+    } catch {
+      throw new ApiError('invalid_token_format');
+    }
+    if (payload.app !== tenant) throw new ApiError('invalid_token');
+    const overdueMs = this.now() - payload.exp;
+    if (overdueMs > 0) {
+      throw new ApiError('expired_token', { title: `The token expired ${humanizeSeconds(Math.max(1, Math.floor(overdueMs / 1000)))} ago.` });
+    }
+    return payload;
+  }
+}

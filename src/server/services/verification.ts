@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ApiError } from '../http/problem';
+import { ciObject, looseString } from '../http/validation';
+import { isUniqueViolation, type Db } from '../store';
+import type { AppSettingsCache } from './appSettings';
+import type { TokenService } from './tokens';
+import { newVerifyPayload, verificationResult, type VerifyTokenPayload } from './verifyTokens';
+
+export const MAX_GENERATED_TTL_SECONDS = 604_800;
+
+export const verifyTokenSchema = ciObject({ token: looseString().nullish() });
+
+export const generateTokenSchema = ciObject({
+  userId: looseString()
+    .pipe(z.string().min(1, 'is required'))
+    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
+  timeToLive: z.preprocess(
+    (v) => (v === null || v === '' ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z
+      .number({ message: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, `must be between 1 and ${MAX_GENERATED_TTL_SECONDS}`)
+      .max(MAX_GENERATED_TTL_SECONDS, `must be between 1 and ${MAX_GENERATED_TTL_SECONDS}`)
+      .optional(),
+  ),
+  purpose: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+});
+
+/**
+ * `/signin/verify` and `/signin/generate-token`. Passkey and generated tokens are single-use: the
+ * first verify records the token id (one insert), a second verify is refused. Magic-link tokens
+ * stay reusable until they expire, as the spec promises.
+ */
+export class VerificationService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+    private readonly settings: AppSettingsCache,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async verify(tenant: string, input: z.output<typeof verifyTokenSchema>) {
+    const payload = await this.tokens.open<VerifyTokenPayload>('verify', input.token, tenant);
+    if (payload.type !== 'magic_link') {
+      try {
+        await this.db.redeemedToken.create({ data: { tenant, tokenId: payload.tokenId, expiresAt: new Date(payload.exp) } });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new ApiError('token_already_used');
+        throw error;
+      }
+    }
+    return verificationResult(payload);
+  }
+
+  async generate(tenant: string, input: z.output<typeof generateTokenSchema>): Promise<string> {
+    if (!(await this.settings.get(tenant)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
+    const payload = newVerifyPayload(
+      {
+        app: tenant,
+        type: 'generated_signin',
+        ttlSeconds: input.timeToLive ?? 120,
+        userId: input.userId,
+        rpId: input.rpid ?? null,
+        origin: input.origin ?? null,
+        device: null,
+        country: null,
+        nickname: null,
+        credentialId: null,
+        purpose: input.purpose || 'sign-in',
+        backupEligible: null,
+        backupState: null,
+      },
+      this.now(),
+    );
+    return this.tokens.issue('verify', payload);
+  }
+}

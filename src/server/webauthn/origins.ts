@@ -1,0 +1,46 @@
+import { ApiError } from '../http/problem';
+import { normaliseAllowedOrigin } from '../services/apps';
+
+export interface CeremonyOrigin {
+  /** Normalised origin the assertion must carry (`scheme://host[:port]`, or an android: origin). */
+  origin: string;
+  rpId: string;
+}
+
+const RP_ID = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;
+
+/**
+ * Decides which origin and RP ID a ceremony will demand, from what the browser client declares
+ * (`Origin`, `RPID`) and the app's `allowedOrigins`:
+ * - the origin must be a web origin or an `android:apk-key-hash:` origin;
+ * - for a web origin, the RP ID must be its host or a parent domain of it (as browsers enforce);
+ * - with a non-empty allow-list, the origin must be on it (else `origin_not_allowed`).
+ */
+export function resolveCeremonyOrigin(declaredOrigin: string | undefined, declaredRpId: string | undefined, allowedOrigins: string[]): CeremonyOrigin {
+  if (!declaredOrigin) throw new ApiError('missing_origin');
+  const origin = normaliseAllowedOrigin(declaredOrigin.trim());
+  if (origin === undefined) {
+    throw new ApiError('validation_failed', {
+      detail: 'Origin must be a web origin such as https://example.com, or an android:apk-key-hash: origin.',
+      extras: { errors: { origin: ['The origin field must be a web origin or an android:apk-key-hash: origin.'] } },
+    });
+  }
+  const isWeb = !origin.startsWith('android:');
+  const rpId = (declaredRpId ?? (isWeb ? new URL(origin).hostname : '')).trim().toLowerCase();
+  if (!rpId || !(RP_ID.test(rpId) || rpId === 'localhost')) {
+    throw new ApiError('validation_failed', {
+      detail: 'RPID must be a domain name such as example.com.',
+      extras: { errors: { rpid: ['The rpid field must be a domain name.'] } },
+    });
+  }
+  if (isWeb) {
+    const host = new URL(origin).hostname;
+    if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+      throw new ApiError('origin_not_allowed', { detail: `The RP ID '${rpId}' is not the host of the origin or a parent domain of it.` });
+    }
+  }
+  if (allowedOrigins.length > 0 && !allowedOrigins.includes(origin)) {
+    throw new ApiError('origin_not_allowed', { detail: `The origin '${origin}' is not in this application's allowedOrigins.` });
+  }
+  return { origin, rpId };
+}

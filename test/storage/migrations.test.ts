@@ -1,0 +1,395 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Client } from 'pg';
+import ts from 'typescript';
+import { Prisma as SqlitePrisma } from '../../src/server/store/generated/sqlite/client';
+import { Prisma as PostgresPrisma } from '../../src/server/store/generated/postgresql/client';
+import { openStore, sqliteFilename, type Db, type Store } from '../../src/server/store';
+import { loadMigrations, MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Migration, type Provider } from '../../src/server/store/migrate';
+import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
+
+warnIfPostgresSkipped();
+
+const ROOT = join(__dirname, '..', '..');
+const TMP = join(ROOT, '.test-tmp');
+const INIT = '20261122000000_init';
+
+/** Runs the provider's migrator directly, with an explicit list of migrations. */
+async function migrateWith(provider: Provider, url: string, migrations: Migration[]): Promise<string[]> {
+  return provider === 'sqlite' ? migrateSqlite(sqliteFilename(url), migrations) : migratePostgres(url, migrations);
+}
+
+const withChecksum = (name: string, sql: string): Migration => ({ name, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+
+// ---------------------------------------------------------------------------------------------
+// Concurrency: PostgreSQL starts race inside one process; SQLite's migrator is synchronous, so two
+// replicas are two processes, each running the real migrate.ts (transpiled once for the children).
+
+interface ChildResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runNode(script: string, env: Record<string, string>): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** migrate.ts as CommonJS plus the committed SQLite migrations, for child processes to load. */
+function prepareSqliteMigrator(): { module: string; migrations: string; cleanup(): void } {
+  const dir = join(TMP, `migrator-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir, { recursive: true });
+  const source = readFileSync(join(ROOT, 'src', 'server', 'store', 'migrate.ts'), 'utf8');
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  });
+  writeFileSync(join(dir, 'migrate.js'), outputText);
+  writeFileSync(join(dir, 'migrations.json'), JSON.stringify(loadMigrations('sqlite')));
+  return { module: join(dir, 'migrate.js'), migrations: join(dir, 'migrations.json'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const CHILD_MIGRATE = `
+  const { migrateSqlite } = require(process.env.MIGRATOR);
+  const migrations = require(process.env.MIGRATIONS);
+  process.stdout.write(JSON.stringify(migrateSqlite(process.env.DB_FILE, migrations)));
+`;
+
+async function migrateTwiceAtOnce(provider: Provider, url: string): Promise<string[][]> {
+  if (provider === 'postgresql') return Promise.all([migratePostgres(url), migratePostgres(url)]);
+  const migrator = prepareSqliteMigrator();
+  try {
+    const env = { MIGRATOR: migrator.module, MIGRATIONS: migrator.migrations, DB_FILE: sqliteFilename(url) };
+    const results = await Promise.all([runNode(CHILD_MIGRATE, env), runNode(CHILD_MIGRATE, env)]);
+    for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    return results.map((result) => JSON.parse(result.stdout) as string[]);
+  } finally {
+    migrator.cleanup();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the migrated database holds, read without Prisma.
+
+async function queryPostgres<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+function querySqlite<T>(url: string, sql: string): T[] {
+  const db = new Database(sqliteFilename(url), { readonly: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+async function tableNames(provider: Provider, url: string): Promise<string[]> {
+  const rows =
+    provider === 'sqlite'
+      ? querySqlite<{ name: string }>(url, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      : await queryPostgres<{ name: string }>(url, "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'");
+  return rows.map((r) => r.name).sort();
+}
+
+async function columnNames(provider: Provider, url: string, table: string): Promise<string[]> {
+  const rows =
+    provider === 'sqlite'
+      ? querySqlite<{ name: string }>(url, `SELECT name FROM pragma_table_info('${table}')`)
+      : await queryPostgres<{ name: string }>(url, "SELECT column_name AS name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1", [table]);
+  return rows.map((r) => r.name).sort();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One row per model with every field set (nothing left to a default), to round-trip through the
+// Prisma client. `nullable` lists the optional fields, which a second row sets to null.
+
+const T1 = new Date('2026-11-22T10:11:12.345Z');
+const T2 = new Date('2027-01-02T03:04:05.678Z');
+const T3 = new Date('2025-06-07T08:09:10.011Z');
+
+interface ModelCase {
+  model: keyof typeof SqlitePrisma.ModelName;
+  row(k: string): Record<string, unknown>;
+  key(row: Record<string, unknown>): Record<string, unknown>;
+  nullable: string[];
+}
+
+const byId = (row: Record<string, unknown>) => ({ id: row.id });
+
+const MODELS: ModelCase[] = [
+  {
+    model: 'App',
+    row: (k) => ({
+      id: `app${k}`,
+      adminEmail: 'owner@example.com',
+      plan: 'enterprise',
+      createdAt: T1,
+      frozen: true,
+      deleteAt: T2,
+      eventLoggingIsEnabled: true,
+      eventLoggingRetentionPeriod: 90,
+      magicLinkEmailMonthlyQuota: 2147483647,
+      maxUsers: 123456,
+      allowAttestation: true,
+      isGenerateSignInTokenEndpointEnabled: false,
+      isMagicLinksEnabled: false,
+      allowedOrigins: '["https://shop.example.com","android:apk-key-hash:abc"]',
+      sdkCompatibleLists: true,
+    }),
+    key: byId,
+    nullable: ['deleteAt', 'maxUsers', 'sdkCompatibleLists'],
+  },
+  {
+    model: 'ApiKey',
+    row: (k) => ({
+      tenant: `app${k}`,
+      id: 'ab12',
+      kind: 'public',
+      keyHash: 'f'.repeat(64),
+      publicValue: `app${k}:public:${'0'.repeat(28)}ab12`,
+      scopes: 'register,login',
+      isLocked: true,
+      lastLockedAt: T1,
+      lastUnlockedAt: T2,
+      createdAt: T3,
+    }),
+    key: (row) => ({ tenant_id: { tenant: row.tenant, id: row.id } }),
+    nullable: ['publicValue', 'lastLockedAt', 'lastUnlockedAt'],
+  },
+  {
+    model: 'TokenKey',
+    row: (k) => ({ tenant: `app${k}`, keyId: 2147483647, keyMaterial: randomBytes(64).toString('base64'), createdAt: T1 }),
+    key: (row) => ({ tenant_keyId: { tenant: row.tenant, keyId: row.keyId } }),
+    nullable: [],
+  },
+  {
+    model: 'Credential',
+    row: (k) => ({
+      tenant: `app${k}`,
+      descriptorId: randomBytes(32).toString('base64url'),
+      userId: 'user-ünïcödé-👩‍💻',
+      userHandle: Buffer.from('user-1').toString('base64url'),
+      publicKey: randomBytes(77).toString('base64url'),
+      signatureCounter: 4294967295n,
+      attestationFmt: 'packed',
+      aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
+      transports: '["internal","hybrid"]',
+      rpid: 'shop.example.com',
+      origin: 'https://shop.example.com',
+      country: 'SE',
+      device: 'Chrome, macOS',
+      nickname: 'n'.repeat(64),
+      backupEligible: true,
+      backupState: true,
+      isDiscoverable: false,
+      uvInitialized: true,
+      createdAt: T1,
+      lastUsedAt: T2,
+    }),
+    key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
+    nullable: ['isDiscoverable'],
+  },
+  {
+    model: 'Alias',
+    row: (k) => ({ tenant: `app${k}`, aliasHash: randomBytes(32).toString('base64'), userId: 'user-1', plaintext: 'ålias@example.com' }),
+    key: (row) => ({ tenant_aliasHash: { tenant: row.tenant, aliasHash: row.aliasHash } }),
+    nullable: ['plaintext'],
+  },
+  {
+    model: 'Challenge',
+    row: (k) => ({ id: `challenge-${k}`, tenant: `app${k}`, ceremony: 'register', expiresAt: T2 }),
+    key: byId,
+    nullable: [],
+  },
+  {
+    model: 'RedeemedToken',
+    row: (k) => ({ tenant: `app${k}`, tokenId: randomBytes(16).toString('hex'), expiresAt: T2 }),
+    key: (row) => ({ tenant_tokenId: { tenant: row.tenant, tokenId: row.tokenId } }),
+    nullable: [],
+  },
+  {
+    model: 'AuthConfig',
+    row: (k) => ({
+      tenant: `app${k}`,
+      purpose: 'step-up',
+      userVerificationRequirement: 'required',
+      timeToLiveSeconds: 604800,
+      hints: '["client-device"]',
+      createdBy: 'creator@example.com',
+      createdOn: T1,
+      editedBy: 'editor@example.com',
+      editedOn: T2,
+      lastUsedOn: T3,
+    }),
+    key: (row) => ({ tenant_purpose: { tenant: row.tenant, purpose: row.purpose } }),
+    nullable: ['editedBy', 'editedOn', 'lastUsedOn'],
+  },
+  {
+    model: 'Event',
+    row: (k) => ({
+      id: `event-${k}`,
+      tenant: `app${k}`,
+      performedAt: T1,
+      eventType: 'RegisterTokenCreated',
+      message: 'm'.repeat(10_000),
+      severity: 'Informational',
+      performedBy: 'System',
+      subject: 'user-1',
+      apiKeyId: 'ab12',
+    }),
+    key: byId,
+    nullable: [],
+  },
+  {
+    model: 'DispatchedEmail',
+    row: (k) => ({
+      id: `email-${k}`,
+      tenant: `app${k}`,
+      userId: 'user-1',
+      emailAddress: 'user@example.com',
+      linkTemplate: 'https://shop.example.com/verify?token=$TOKEN',
+      createdAt: T3,
+    }),
+    key: byId,
+    nullable: [],
+  },
+];
+
+interface Delegate {
+  create(args: { data: object }): Promise<unknown>;
+  findUnique(args: { where: object }): Promise<unknown>;
+  delete(args: { where: object }): Promise<unknown>;
+}
+
+const delegateOf = (db: Db, model: string) => (db as unknown as Record<string, Delegate>)[model[0].toLowerCase() + model.slice(1)];
+
+function scalarFields(prisma: typeof SqlitePrisma | typeof PostgresPrisma, model: string): string[] {
+  return Object.keys((prisma as unknown as Record<string, object>)[`${model}ScalarFieldEnum`]).sort();
+}
+
+async function roundTrip(db: Db, model: ModelCase['model'], row: Record<string, unknown>, key: Record<string, unknown>) {
+  const delegate = delegateOf(db, model);
+  await delegate.create({ data: row });
+  const stored = await delegate.findUnique({ where: key });
+  await delegate.delete({ where: key });
+  const gone = await delegate.findUnique({ where: key });
+  return { stored, gone };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe.each(providers())('migrations on %s', (provider) => {
+  let database: TestDatabase;
+  let store: Store | undefined;
+  beforeEach(async () => {
+    database = await createTestDatabase(provider);
+  });
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await database.drop();
+  });
+  const open = () => (store = openStore(database.url));
+
+  it('migrates a fresh database once, and records it in the ledger', async () => {
+    const s = open();
+    expect(await s.migrate()).toEqual([INIT]);
+    expect(await s.migrate()).toEqual([]);
+    expect(await s.appliedMigrations()).toEqual([INIT]);
+    expect(await tableNames(provider, database.url)).toContain(MIGRATION_LEDGER);
+  });
+
+  it('applies a later migration on its own, after the ones already applied', async () => {
+    expect(await open().migrate()).toEqual([INIT]);
+    const later = withChecksum('20991231000000_later', 'CREATE TABLE "LaterTable" ("id" INTEGER NOT NULL PRIMARY KEY);');
+    expect(await migrateWith(provider, database.url, [...loadMigrations(provider), later])).toEqual([later.name]);
+    expect(await store!.appliedMigrations()).toEqual([INIT, later.name]);
+    expect(await tableNames(provider, database.url)).toContain('LaterTable');
+  });
+
+  it('applies the migrations exactly once when two replicas start together', async () => {
+    const results = await migrateTwiceAtOnce(provider, database.url);
+    expect([...results].sort((x, y) => y.length - x.length)).toEqual([[INIT], []]);
+    expect(await open().appliedMigrations()).toEqual([INIT]);
+  });
+
+  it('refuses to start when an applied migration was edited afterwards', async () => {
+    expect(await open().migrate()).toEqual([INIT]);
+    const edited = loadMigrations(provider).map((m) => withChecksum(m.name, `${m.sql}\n-- edited after release\n`));
+    await expect(migrateWith(provider, database.url, edited)).rejects.toThrow(`migration ${INIT} was edited after it was applied`);
+    expect(await store!.appliedMigrations()).toEqual([INIT]);
+  });
+
+  describe('the migrated schema matches the Prisma client', () => {
+    const prisma = provider === 'sqlite' ? SqlitePrisma : PostgresPrisma;
+
+    it('has one table per model, with exactly the columns the client knows', async () => {
+      await open().migrate();
+      expect(MODELS.map((m) => m.model).sort()).toEqual(Object.keys(prisma.ModelName).sort());
+      expect(await tableNames(provider, database.url)).toEqual([...MODELS.map((m) => m.model), MIGRATION_LEDGER].sort());
+      for (const { model } of MODELS) {
+        expect({ model, columns: await columnNames(provider, database.url, model) }).toEqual({ model, columns: scalarFields(prisma, model) });
+      }
+    });
+
+    it.each(MODELS.map((m) => [m.model, m] as const))('stores and reads back every field of %s', async (model, spec) => {
+      const s = open();
+      await s.migrate();
+      const row = spec.row(randomBytes(4).toString('hex'));
+      expect(Object.keys(row).sort()).toEqual(scalarFields(prisma, model));
+
+      const { stored, gone } = await roundTrip(s.db, model, row, spec.key(row));
+      expect(stored).toEqual(row);
+      expect(gone).toBeNull();
+
+      if (spec.nullable.length > 0) {
+        const withNulls = { ...spec.row(randomBytes(4).toString('hex')), ...Object.fromEntries(spec.nullable.map((field) => [field, null])) };
+        const nulls = await roundTrip(s.db, model, withNulls, spec.key(withNulls));
+        expect(nulls.stored).toEqual(withNulls);
+      }
+    });
+  });
+
+  if (provider === 'sqlite') {
+    it('leaves the SQLite file in WAL mode', async () => {
+      await open().migrate();
+      const db = new Database(sqliteFilename(database.url), { readonly: true });
+      try {
+        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      } finally {
+        db.close();
+      }
+    });
+
+    it('creates the directory of a file: DATABASE_URL that does not exist yet', async () => {
+      const dir = join(TMP, `missing-${randomBytes(4).toString('hex')}`);
+      const file = join(dir, 'nested', 'deeper', 'passwordless.db');
+      expect(existsSync(dir)).toBe(false);
+      const fresh = openStore(`file:${file}`);
+      try {
+        expect(await fresh.migrate()).toEqual([INIT]);
+        expect(existsSync(file)).toBe(true);
+      } finally {
+        await fresh.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -1,0 +1,75 @@
+import type { TestApp, TestService } from './testService';
+import { createCredential, getAssertion, type AssertOptions, type CreateOptions, type SoftCredential } from './softwareAuthenticator';
+
+export const ORIGIN = 'https://app.example.com';
+export const RPID = 'app.example.com';
+
+export interface RegisterOptions {
+  userId?: string;
+  username?: string;
+  aliases?: string[];
+  aliasHashing?: boolean;
+  userVerification?: string;
+  discoverable?: boolean;
+  attestation?: string;
+  authenticator?: Partial<CreateOptions>;
+  origin?: string;
+  rpId?: string;
+  nickname?: string;
+}
+
+/** `/register/token` -> `/register/begin` -> software authenticator -> `/register/complete`. */
+export async function registerPasskey(svc: TestService, app: TestApp, options: RegisterOptions = {}) {
+  const userId = options.userId ?? `user-${Math.random().toString(36).slice(2)}`;
+  const origin = options.origin ?? ORIGIN;
+  const rpId = options.rpId ?? RPID;
+  const tokenRes = await svc.http
+    .post('/register/token')
+    .set('ApiSecret', app.apiSecret)
+    .send({
+      userId,
+      username: options.username ?? `${userId}@example.com`,
+      aliases: options.aliases,
+      aliasHashing: options.aliasHashing,
+      userVerification: options.userVerification,
+      discoverable: options.discoverable,
+      attestation: options.attestation,
+    });
+  if (tokenRes.status !== 200) throw new Error(`register/token ${tokenRes.status} ${JSON.stringify(tokenRes.body)}`);
+  const begin = await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: tokenRes.body.token, RPID: rpId, Origin: origin });
+  if (begin.status !== 200) throw new Error(`register/begin ${begin.status} ${JSON.stringify(begin.body)}`);
+  const { credential, response } = createCredential({ challenge: begin.body.data.challenge, rpId, origin, userHandle: begin.body.data.user.id, ...options.authenticator });
+  const complete = await svc.http
+    .post('/register/complete')
+    .set('ApiKey', app.apiKey)
+    .send({ session: begin.body.session, response, nickname: options.nickname, RPID: rpId, Origin: origin });
+  return { userId, credential, begin, complete, registerToken: tokenRes.body.token as string };
+}
+
+export interface SigninOptions {
+  userId?: string;
+  alias?: string;
+  purpose?: string;
+  origin?: string;
+  rpId?: string;
+  assertion?: Partial<AssertOptions>;
+}
+
+/** `/signin/begin` -> software authenticator -> `/signin/complete`; returns both responses. */
+export async function signIn(svc: TestService, app: TestApp, credential: SoftCredential, options: SigninOptions = {}) {
+  const origin = options.origin ?? ORIGIN;
+  const rpId = options.rpId ?? RPID;
+  const begin = await svc.http
+    .post('/signin/begin')
+    .set('ApiKey', app.apiKey)
+    .send({ userId: options.userId, alias: options.alias, purpose: options.purpose, RPID: rpId, Origin: origin });
+  if (begin.status !== 200) throw new Error(`signin/begin ${begin.status} ${JSON.stringify(begin.body)}`);
+  const response = getAssertion(credential, { challenge: begin.body.data.challenge, rpId, origin, ...options.assertion });
+  const completeBody = { session: begin.body.session, response, RPID: rpId, Origin: origin };
+  const complete = await svc.http.post('/signin/complete').set('ApiKey', app.apiKey).send(completeBody);
+  return { begin, complete, completeBody };
+}
+
+export async function verifyToken(svc: TestService, app: TestApp, token: string) {
+  return svc.http.post('/signin/verify').set('ApiSecret', app.apiSecret).send({ token });
+}

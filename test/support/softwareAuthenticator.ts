@@ -1,0 +1,178 @@
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { encodeCbor } from './cbor';
+
+/**
+ * A software WebAuthn authenticator built on node:crypto. It produces exactly the JSON that the
+ * published browser client (`@passwordlessdev/passwordless-client` 1.2.4) posts to
+ * `/register/complete` and `/signin/complete`: unpadded base64url, `AttestationObject` and
+ * `clientDataJson` spelled as the client spells them, and no `userHandle` on sign-in.
+ */
+export type Algorithm = 'ES256' | 'RS256' | 'EdDSA';
+
+const FLAG_UP = 0x01;
+const FLAG_UV = 0x04;
+const FLAG_BE = 0x08;
+const FLAG_BS = 0x10;
+const FLAG_AT = 0x40;
+
+const COSE_ALG: Record<Algorithm, number> = { ES256: -7, RS256: -257, EdDSA: -8 };
+
+const b64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64url');
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
+
+export interface SoftCredential {
+  id: Buffer;
+  idB64: string;
+  alg: Algorithm;
+  privateKey: KeyObject;
+  cosePublicKey: Buffer;
+  userHandle: string;
+  /** Next counter value to report; the test controls it to simulate clones. */
+  counter: number;
+  backupEligible: boolean;
+  backupState: boolean;
+}
+
+function coseKey(alg: Algorithm, publicKey: KeyObject): Buffer {
+  const jwk = publicKey.export({ format: 'jwk' });
+  const key = new Map<number, number | Uint8Array>();
+  if (alg === 'ES256') {
+    key.set(1, 2).set(3, -7).set(-1, 1).set(-2, Buffer.from(jwk.x!, 'base64url')).set(-3, Buffer.from(jwk.y!, 'base64url'));
+  } else if (alg === 'RS256') {
+    key.set(1, 3).set(3, -257).set(-1, Buffer.from(jwk.n!, 'base64url')).set(-2, Buffer.from(jwk.e!, 'base64url'));
+  } else {
+    key.set(1, 1).set(3, -8).set(-1, 6).set(-2, Buffer.from(jwk.x!, 'base64url'));
+  }
+  return encodeCbor(key);
+}
+
+function keyPair(alg: Algorithm) {
+  if (alg === 'ES256') return generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  if (alg === 'RS256') return generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return generateKeyPairSync('ed25519');
+}
+
+function signWith(alg: Algorithm, key: KeyObject, data: Buffer): Buffer {
+  return alg === 'EdDSA' ? sign(null, data, key) : sign('sha256', data, key);
+}
+
+function authenticatorData(rpId: string, flags: number, counter: number, attested?: Buffer): Buffer {
+  const count = Buffer.alloc(4);
+  count.writeUInt32BE(counter >>> 0);
+  return Buffer.concat([sha256(rpId), Buffer.from([flags]), count, ...(attested ? [attested] : [])]);
+}
+
+function clientData(type: string, challenge: string, origin: string): Buffer {
+  return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+}
+
+export interface CreateOptions {
+  /** `data` from `/register/begin`. */
+  challenge: string;
+  rpId: string;
+  origin: string;
+  userHandle: string;
+  alg?: Algorithm;
+  userVerified?: boolean;
+  userPresent?: boolean;
+  backupEligible?: boolean;
+  backupState?: boolean;
+  counter?: number;
+  fmt?: 'none' | 'packed';
+  aaguid?: Buffer;
+  credentialId?: Buffer;
+  type?: string;
+  transports?: string[];
+}
+
+export function createCredential(options: CreateOptions): { credential: SoftCredential; response: Record<string, unknown> } {
+  const alg = options.alg ?? 'ES256';
+  const { privateKey, publicKey } = keyPair(alg);
+  const id = options.credentialId ?? randomBytes(32);
+  const cose = coseKey(alg, publicKey);
+  const idLength = Buffer.alloc(2);
+  idLength.writeUInt16BE(id.length);
+  const attested = Buffer.concat([options.aaguid ?? Buffer.alloc(16), idLength, id, cose]);
+  const be = options.backupEligible ?? false;
+  const bs = options.backupState ?? false;
+  const flags = (options.userPresent === false ? 0 : FLAG_UP) | (options.userVerified === false ? 0 : FLAG_UV) | (be ? FLAG_BE : 0) | (bs ? FLAG_BS : 0) | FLAG_AT;
+  const counter = options.counter ?? 0;
+  const authData = authenticatorData(options.rpId, flags, counter, attested);
+  const clientDataJson = clientData(options.type ?? 'webauthn.create', options.challenge, options.origin);
+  const fmt = options.fmt ?? 'none';
+  const attStmt = new Map<string, number | Uint8Array>();
+  if (fmt === 'packed') {
+    attStmt.set('alg', COSE_ALG[alg]).set('sig', signWith(alg, privateKey, Buffer.concat([authData, sha256(clientDataJson)])));
+  }
+  const attestationObject = encodeCbor(
+    new Map<string, string | Uint8Array | Map<string, number | Uint8Array>>([
+      ['fmt', fmt],
+      ['attStmt', attStmt],
+      ['authData', authData],
+    ]),
+  );
+  const credential: SoftCredential = {
+    id,
+    idB64: b64url(id),
+    alg,
+    privateKey,
+    cosePublicKey: cose,
+    userHandle: options.userHandle,
+    counter: counter + 1,
+    backupEligible: be,
+    backupState: bs,
+  };
+  const response = {
+    id: credential.idB64,
+    rawId: credential.idB64,
+    type: 'public-key',
+    clientExtensionResults: { credProps: { rk: true } },
+    response: {
+      AttestationObject: b64url(attestationObject),
+      clientDataJson: b64url(clientDataJson),
+      ...(options.transports ? { transports: options.transports } : {}),
+    },
+  };
+  return { credential, response };
+}
+
+export interface AssertOptions {
+  /** `data` from `/signin/begin`. */
+  challenge: string;
+  rpId: string;
+  origin: string;
+  userVerified?: boolean;
+  userPresent?: boolean;
+  /** Overrides the credential's running counter for this one assertion. */
+  counter?: number;
+  backupEligible?: boolean;
+  backupState?: boolean;
+  type?: string;
+  userHandle?: string;
+  /** Sign with the wrong key, to produce a bad signature. */
+  tamperSignature?: boolean;
+}
+
+/** An assertion; advances the credential's counter unless `counter` is given. */
+export function getAssertion(credential: SoftCredential, options: AssertOptions): Record<string, unknown> {
+  const counter = options.counter ?? credential.counter++;
+  const be = options.backupEligible ?? credential.backupEligible;
+  const bs = options.backupState ?? credential.backupState;
+  const flags = (options.userPresent === false ? 0 : FLAG_UP) | (options.userVerified === false ? 0 : FLAG_UV) | (be ? FLAG_BE : 0) | (bs ? FLAG_BS : 0);
+  const authData = authenticatorData(options.rpId, flags, counter);
+  const clientDataJson = clientData(options.type ?? 'webauthn.get', options.challenge, options.origin);
+  const signed = Buffer.concat([authData, sha256(clientDataJson)]);
+  const signature = options.tamperSignature ? signWith(credential.alg, keyPair(credential.alg).privateKey, signed) : signWith(credential.alg, credential.privateKey, signed);
+  return {
+    id: credential.idB64,
+    rawId: credential.idB64,
+    type: 'public-key',
+    clientExtensionResults: {},
+    response: {
+      authenticatorData: b64url(authData),
+      clientDataJson: b64url(clientDataJson),
+      signature: b64url(signature),
+      ...(options.userHandle !== undefined ? { userHandle: options.userHandle } : {}),
+    },
+  };
+}

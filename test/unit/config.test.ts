@@ -1,0 +1,106 @@
+import { ConfigError, loadConfig } from '../../src/server/config';
+
+/** The error loadConfig throws for this environment (fails the test if it does not throw). */
+function configErrorFor(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults for an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      port: 7001,
+      host: '127.0.0.1',
+      databaseUrl: 'file:./data/passwordless.db',
+      managementKey: undefined,
+      publicUrl: 'http://localhost:7001',
+      smtpUrl: undefined,
+      mailFrom: expect.any(String),
+      mailFile: './data/mail.md',
+      redisUrl: undefined,
+      sdkCompatibleLists: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('derives PUBLIC_URL from PORT when it is not set', () => {
+    expect(loadConfig({ PORT: '8080' }).publicUrl).toBe('http://localhost:8080');
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '443',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgresql://user:pw@db:5432/passwordless',
+      MANAGEMENT_KEY: 'a-management-key-long-enough',
+      PUBLIC_URL: 'https://auth.example.com/',
+      SMTP_URL: 'smtps://user:pass@mail.example.com:465',
+      MAIL_FROM: 'noreply@example.com',
+      MAIL_FILE: '/var/mail/out.md',
+      REDIS_URL: 'redis://cache:6379',
+      SDK_COMPATIBLE_LISTS: 'true',
+      LOG_LEVEL: 'warn',
+    });
+    expect(config).toEqual({
+      port: 443,
+      host: '0.0.0.0',
+      databaseUrl: 'postgresql://user:pw@db:5432/passwordless',
+      managementKey: 'a-management-key-long-enough',
+      publicUrl: 'https://auth.example.com',
+      smtpUrl: 'smtps://user:pass@mail.example.com:465',
+      mailFrom: 'noreply@example.com',
+      mailFile: '/var/mail/out.md',
+      redisUrl: 'redis://cache:6379',
+      sdkCompatibleLists: true,
+      logLevel: 'warn',
+    });
+  });
+
+  it.each(['file:/tmp/x.db', 'postgres://localhost/db', 'postgresql://localhost/db'])('accepts DATABASE_URL %s', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+  });
+
+  it('treats empty variables as unset', () => {
+    const empty = { PORT: '', HOST: '', DATABASE_URL: '', MANAGEMENT_KEY: '', PUBLIC_URL: '', SMTP_URL: '', MAIL_FROM: '', MAIL_FILE: '', REDIS_URL: '', SDK_COMPATIBLE_LISTS: '' };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '0'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', './data/passwordless.db'],
+    ['PUBLIC_URL', 'ftp://x'],
+    ['PUBLIC_URL', 'not a url'],
+    ['SMTP_URL', 'http://x'],
+    ['MAIL_FROM', 'nope'],
+    ['REDIS_URL', 'http://x'],
+    ['MANAGEMENT_KEY', 'too-short-key'],
+    ['SDK_COMPATIBLE_LISTS', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+  ])('rejects %s=%s with a one-line ConfigError naming the variable', (variable, value) => {
+    const { message } = configErrorFor({ [variable]: value });
+    expect(message).toContain(variable);
+    expect(message).not.toContain('\n');
+  });
+
+  it('never echoes a rejected MANAGEMENT_KEY', () => {
+    const { message } = configErrorFor({ MANAGEMENT_KEY: 'hunter2-secret' });
+    expect(message).toContain('MANAGEMENT_KEY');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('reports the first bad variable even when others are fine', () => {
+    const { message } = configErrorFor({ PORT: '7002', DATABASE_URL: 'file:./x.db', REDIS_URL: 'memcached://x' });
+    expect(message).toMatch(/REDIS_URL/);
+    expect(message).not.toMatch(/PORT|DATABASE_URL/);
+  });
+});
