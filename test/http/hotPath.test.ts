@@ -1,0 +1,97 @@
+import supertest from 'supertest';
+import { createApp } from '../../src/server/app';
+import { loadConfig } from '../../src/server/config';
+import { createLogger } from '../../src/server/http/logger';
+import { createServices, type Services } from '../../src/server/services';
+import { openStore, type Db, type Store } from '../../src/server/store';
+import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
+import { getAssertion } from '../support/softwareAuthenticator';
+import { MANAGEMENT_KEY, createTestDatabase, providers, type TestDatabase, type TestService } from '../support/testService';
+
+/** Counts every call that reaches the database: one per delegate method, one per batch transaction. */
+function countingDb(db: Db): { db: Db; calls: string[] } {
+  const calls: string[] = [];
+  const proxied = new Proxy(db, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property === '$transaction') {
+        return (...args: unknown[]) => {
+          calls.push('$transaction');
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      if (typeof property !== 'string' || property.startsWith('$') || typeof value !== 'object' || value === null) return value;
+      return new Proxy(value as object, {
+        get(delegate, method) {
+          const fn = Reflect.get(delegate, method);
+          if (typeof fn !== 'function') return fn;
+          return (...args: unknown[]) => {
+            calls.push(`${property}.${String(method)}`);
+            return fn.apply(delegate, args);
+          };
+        },
+      });
+    },
+  });
+  return { db: proxied, calls };
+}
+
+describe.each(providers())('hot path database round trips on %s', (provider) => {
+  let database: TestDatabase;
+  let store: Store;
+  let services: Services;
+  let svc: TestService;
+  let calls: string[];
+
+  beforeAll(async () => {
+    database = await createTestDatabase(provider);
+    const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent' });
+    store = openStore(config.databaseUrl);
+    await store.migrate();
+    const counting = countingDb(store.db);
+    calls = counting.calls;
+    services = createServices(config, { ...store, db: counting.db });
+    const http = supertest(createApp(services, createLogger('silent')));
+    svc = {
+      provider,
+      config,
+      services,
+      app: undefined as never,
+      http,
+      async createApp() {
+        const appId = `hot${Date.now().toString(36)}`;
+        const res = await http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'a@example.com' });
+        return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
+      },
+      close: async () => undefined,
+    };
+  });
+  afterAll(async () => {
+    await services.close();
+    await database.drop();
+  });
+
+  it('signin/complete takes at most three round trips and signin/verify one, once caches are warm', async () => {
+    const app = await svc.createApp();
+    const { credential, userId } = await registerPasskey(svc, app, { aliases: ['hot@example.com'] });
+    // Warm the key, settings and token-key caches with one full sign-in.
+    const warm = await signIn(svc, app, credential, { userId });
+    expect((await verifyToken(svc, app, warm.complete.body.token)).status).toBe(200);
+
+    const begin = await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ userId, RPID, Origin: ORIGIN });
+    const response = getAssertion(credential, { challenge: begin.body.data.challenge, rpId: RPID, origin: ORIGIN });
+
+    calls.length = 0;
+    const complete = await svc.http
+      .post('/signin/complete')
+      .set('ApiKey', app.apiKey)
+      .send({ session: begin.body.session, response, RPID, Origin: ORIGIN });
+    expect(complete.status).toBe(200);
+    expect(calls).toEqual(['challenge.deleteMany', 'credential.findUnique', 'credential.updateMany']);
+
+    calls.length = 0;
+    const verified = await verifyToken(svc, app, complete.body.token);
+    expect(verified.status).toBe(200);
+    expect(calls).toEqual(['redeemedToken.create']);
+  });
+});
