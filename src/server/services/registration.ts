@@ -6,6 +6,7 @@ import { isUniqueViolation, type Db } from '../store';
 import { SUPPORTED_ALGORITHM_IDS } from '../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
+import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
 import { aliasConflict, aliasListSchema, aliasRows, type AliasService } from './aliases';
@@ -81,26 +82,13 @@ export const registerBeginSchema = ciObject({
   rpid: looseString().nullish(),
 });
 
-const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
-
 export const registerCompleteSchema = ciObject({
-  session: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
+  ...ceremonyRequestFields,
   nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')).nullish(),
-  response: ciObject({
-    id: base64UrlString,
-    rawId: base64UrlString,
-    type: z.literal('public-key', { message: "must be 'public-key'" }),
-    response: ciObject({
-      attestationObject: base64UrlString,
-      clientDataJSON: base64UrlString,
-      transports: z.array(z.string()).max(10).nullish(),
-    }),
-    authenticatorAttachment: z.string().nullish(),
-    // 1.2.x clients send clientExtensionResults; 1.1.x send `extensions`.
-    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
-    extensions: z.record(z.string(), z.unknown()).nullish(),
+  response: publicKeyCredentialSchema({
+    attestationObject: base64UrlString,
+    clientDataJSON: base64UrlString,
+    transports: z.array(z.string()).max(10).nullish(),
   }),
 });
 

@@ -5,6 +5,7 @@ import { ciObject, looseString } from '../http/validation';
 import type { Db } from '../store';
 import { normaliseCredentialId } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
+import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
 import type { AliasService } from './aliases';
@@ -26,24 +27,13 @@ export const signinBeginSchema = ciObject({
   rpid: looseString().nullish(),
 });
 
-const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
-
 export const signinCompleteSchema = ciObject({
-  session: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
-  response: ciObject({
-    id: base64UrlString,
-    rawId: base64UrlString,
-    type: z.literal('public-key', { message: "must be 'public-key'" }),
-    response: ciObject({
-      authenticatorData: base64UrlString,
-      clientDataJSON: base64UrlString,
-      signature: base64UrlString,
-      userHandle: z.string().nullish(),
-    }),
-    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
-    extensions: z.record(z.string(), z.unknown()).nullish(),
+  ...ceremonyRequestFields,
+  response: publicKeyCredentialSchema({
+    authenticatorData: base64UrlString,
+    clientDataJSON: base64UrlString,
+    signature: base64UrlString,
+    userHandle: z.string().nullish(),
   }),
 });
 

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { ciObject, looseString } from '../http/validation';
+
+export const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
+
+/** The fields every ceremony request from the browser client carries besides the credential. */
+export const ceremonyRequestFields = {
+  session: looseString().nullish(),
+  origin: looseString().nullish(),
+  rpid: looseString().nullish(),
+};
+
+/**
+ * A PublicKeyCredential as the browser client serialises it, with the ceremony-specific
+ * `response` object. 1.2.x clients send `clientExtensionResults`; 1.1.x send `extensions`.
+ */
+export function publicKeyCredentialSchema<T extends z.ZodRawShape>(responseShape: T) {
+  return ciObject({
+    id: base64UrlString,
+    rawId: base64UrlString,
+    type: z.literal('public-key', { message: "must be 'public-key'" }),
+    response: ciObject(responseShape),
+    authenticatorAttachment: z.string().nullish(),
+    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
+    extensions: z.record(z.string(), z.unknown()).nullish(),
+  });
+}
