@@ -221,7 +221,10 @@ export class RegistrationService {
     }
     if (!verification.verified) throw new ApiError('fido2_invalid_registration', { detail: 'The attestation could not be verified.' });
     const info = verification.registrationInfo;
-    const credentialId = toBase64Url(info.credential.id === response.id ? credentialIdBytes : Buffer.from(info.credential.id, 'base64url'));
+    const credentialId = toBase64Url(credentialIdBytes);
+    if (info.credential.id !== credentialId) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The credential id in the attestation differs from rawId.' });
+    }
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
