@@ -20,10 +20,16 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
   const services = createServices(config, store);
   const app = createApp(services, logger);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
-  });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(config.port, config.host, () => resolve(s));
+      s.once('error', reject);
+    });
+  } catch (error) {
+    await services.close(); // e.g. the port is taken: do not leave the store open
+    throw error;
+  }
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 30_000;
   const address = server.address();
