@@ -98,6 +98,16 @@ describe('loadConfig', () => {
     expect(message).not.toContain('hunter2');
   });
 
+  it.each([
+    ['DATABASE_URL', 'mysql://app:s3cretpw@db:3306/x'],
+    ['SMTP_URL', 'http://mailer:s3cretpw@mail.example.com'],
+    ['REDIS_URL', 'http://default:s3cretpw@cache:6379'],
+  ])('never echoes the credentials in a rejected %s', (variable, value) => {
+    const { message } = configErrorFor({ [variable]: value });
+    expect(message).toContain(variable);
+    expect(message).not.toContain('s3cretpw');
+  });
+
   it('reports the first bad variable even when others are fine', () => {
     const { message } = configErrorFor({ PORT: '7002', DATABASE_URL: 'file:./x.db', REDIS_URL: 'memcached://x' });
     expect(message).toMatch(/REDIS_URL/);
