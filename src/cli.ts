@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/config';
 import { ApiError } from './server/http/problem';
-import { PLANS, type Plan } from './server/services/apps';
+import { parseWith } from './server/http/validation';
+import { createAppSchema } from './server/services/apps';
 import { createServices } from './server/services';
 import { startService } from './server/server';
 import { openStore } from './server/store';
@@ -54,9 +55,9 @@ async function apps(args: string[]): Promise<void> {
   await withServices(async ({ apps: service }) => {
     switch (action) {
       case 'create': {
-        const plan = values.plan;
-        if (plan !== undefined && !PLANS.includes(plan as Plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
-        const created = await service.create(need(appId, '<appId>'), { adminEmail: need(values['admin-email'], '--admin-email'), plan: plan as Plan | undefined });
+        // The same validation as the management API's create.
+        const input = parseWith(createAppSchema, { adminEmail: need(values['admin-email'], '--admin-email'), plan: values.plan });
+        const created = await service.create(need(appId, '<appId>'), input);
         print({ appId, ...created });
         return;
       }

@@ -36,7 +36,7 @@ const schema = z.object({
   MANAGEMENT_KEY: optional(z.string().min(16, 'must be at least 16 characters long')),
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/[^/]+/, 'must be smtp://user:pass@host:port or smtps://...')),
-  MAIL_FROM: optional(z.email({ message: 'must be an email address' })),
+  MAIL_FROM: optional(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address')),
   MAIL_FILE: optional(z.string()).transform((v) => v ?? './data/mail.md'),
   REDIS_URL: optional(z.string().regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')),
   SDK_COMPATIBLE_LISTS: optional(booleanFlag),

@@ -204,7 +204,7 @@ describe('apps refusals', () => {
     [['create', 'taken', '--admin-email', 'a@b.c'], /not available/],
     [['create', 'other'], /--admin-email/],
     [['create', 'x', '--admin-email', 'a@b.c'], /lowercase/],
-    [['create', 'planned', '--admin-email', 'a@b.c', '--plan', 'platinum'], /--plan/],
+    [['create', 'planned', '--admin-email', 'a@b.c', '--plan', 'platinum'], /plan field must be one of: trial, pro, enterprise/],
     [['lock', 'taken', 'zzzz'], /Apikey was not found/],
     [['keys', 'nosuchapp'], /App was not found/],
     [['frobnicate'], /unknown apps command/],

@@ -87,7 +87,7 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
       .set('ApiKey', app.apiKey)
       .send({ session: begin.body.session, response, RPID, Origin: ORIGIN });
     expect(complete.status).toBe(200);
-    expect(calls).toEqual(['challenge.deleteMany', 'credential.findUnique', 'credential.updateMany']);
+    expect(calls).toEqual(['challenge.delete', 'credential.findUnique', 'credential.updateMany']);
 
     calls.length = 0;
     const verified = await verifyToken(svc, app, complete.body.token);

@@ -214,9 +214,9 @@ const MODELS: ModelCase[] = [
   },
   {
     model: 'Challenge',
-    row: (k) => ({ id: `challenge-${k}`, tenant: `app${k}`, ceremony: 'register', expiresAt: T2 }),
+    row: (k) => ({ id: `challenge-${k}`, tenant: `app${k}`, ceremony: 'authentication', expiresAt: T2, expectedUserId: `user-${k}` }),
     key: byId,
-    nullable: [],
+    nullable: ['expectedUserId'],
   },
   {
     model: 'RedeemedToken',

@@ -16,6 +16,10 @@ export interface RegisterOptions {
   origin?: string;
   rpId?: string;
   nickname?: string;
+  /** Extra fields of the `/register/token` body (authenticatorType, expiresAt, hints, ...). */
+  tokenBody?: Record<string, unknown>;
+  /** Request headers of `/register/complete` (User-Agent, CF-IPCountry, ...). */
+  headers?: Record<string, string>;
 }
 
 /** `/register/token` -> `/register/begin` -> software authenticator -> `/register/complete`. */
@@ -34,16 +38,19 @@ export async function registerPasskey(svc: TestService, app: TestApp, options: R
       userVerification: options.userVerification,
       discoverable: options.discoverable,
       attestation: options.attestation,
+      ...options.tokenBody,
     });
   if (tokenRes.status !== 200) throw new Error(`register/token ${tokenRes.status} ${JSON.stringify(tokenRes.body)}`);
   const begin = await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: tokenRes.body.token, RPID: rpId, Origin: origin });
   if (begin.status !== 200) throw new Error(`register/begin ${begin.status} ${JSON.stringify(begin.body)}`);
   const { credential, response } = createCredential({ challenge: begin.body.data.challenge, rpId, origin, userHandle: begin.body.data.user.id, ...options.authenticator });
+  const completeBody = { session: begin.body.session, response, nickname: options.nickname, RPID: rpId, Origin: origin };
   const complete = await svc.http
     .post('/register/complete')
     .set('ApiKey', app.apiKey)
-    .send({ session: begin.body.session, response, nickname: options.nickname, RPID: rpId, Origin: origin });
-  return { userId, credential, begin, complete, registerToken: tokenRes.body.token as string };
+    .set(options.headers ?? {})
+    .send(completeBody);
+  return { userId, credential, begin, complete, completeBody, registerToken: tokenRes.body.token as string };
 }
 
 export interface SigninOptions {
@@ -53,6 +60,8 @@ export interface SigninOptions {
   origin?: string;
   rpId?: string;
   assertion?: Partial<AssertOptions>;
+  /** Request headers of `/signin/complete` (User-Agent, CF-IPCountry, ...). */
+  headers?: Record<string, string>;
 }
 
 /** `/signin/begin` -> software authenticator -> `/signin/complete`; returns both responses. */
@@ -66,7 +75,11 @@ export async function signIn(svc: TestService, app: TestApp, credential: SoftCre
   if (begin.status !== 200) throw new Error(`signin/begin ${begin.status} ${JSON.stringify(begin.body)}`);
   const response = getAssertion(credential, { challenge: begin.body.data.challenge, rpId, origin, ...options.assertion });
   const completeBody = { session: begin.body.session, response, RPID: rpId, Origin: origin };
-  const complete = await svc.http.post('/signin/complete').set('ApiKey', app.apiKey).send(completeBody);
+  const complete = await svc.http
+    .post('/signin/complete')
+    .set('ApiKey', app.apiKey)
+    .set(options.headers ?? {})
+    .send(completeBody);
   return { begin, complete, completeBody };
 }
 

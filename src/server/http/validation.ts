@@ -49,14 +49,31 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
   return `The ${field} field ${issue.message.replace(/^Invalid input: /, '').replace(/^([A-Z])/, (c) => c.toLowerCase())}`.replace(/\.?$/, '.');
 }
 
+/** Paths of the strings holding a NUL character, which PostgreSQL text columns cannot store. */
+function pathsWithNul(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push(path);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => pathsWithNul(item, [...path, index], found));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) pathsWithNul(item, [...path, key], found);
+  }
+  return found;
+}
+
 /** Parses or throws a 400 validation problem with `errors: {field: [message]}`. */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
-  if (result.success) return result.data;
   const errors: Record<string, string[]> = {};
-  for (const issue of result.error.issues) {
-    const field = fieldName(issue.path);
-    (errors[field] ??= []).push(messageFor(issue, field));
+  if (result.success) {
+    // Refused on every store alike, so that PostgreSQL does not turn it into a 500.
+    for (const path of pathsWithNul(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field must not contain NUL characters.`];
+    if (Object.keys(errors).length === 0) return result.data;
+  } else {
+    for (const issue of result.error.issues) {
+      const field = fieldName(issue.path);
+      (errors[field] ??= []).push(messageFor(issue, field));
+    }
   }
   const [firstField, firstMessages] = Object.entries(errors)[0];
   throw validationError(errors, firstMessages[0] ?? `The ${firstField} field is invalid.`);

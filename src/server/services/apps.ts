@@ -47,8 +47,11 @@ export const featuresPatchSchema = ciObject({
 });
 export type FeaturesPatch = z.output<typeof featuresPatchSchema>;
 
+/** Lenient on purpose (one @, no spaces): `admin@localhost` is a fine address on a self-hosted box. */
+export const emailAddress = () => z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
+
 export const createAppSchema = ciObject({
-  adminEmail: z.email({ message: 'must be an email address' }),
+  adminEmail: emailAddress(),
   plan: ciEnum(PLANS).optional(),
   magicLinkEmailMonthlyQuota: z.number().int().min(0).optional(),
   eventLoggingIsEnabled: looseBoolean().optional(),
@@ -212,7 +215,9 @@ export class AppsService {
       createdAt: key.createdAt.toISOString(),
       // Secrets are never stored, so they can only be shown masked.
       apiKey: key.publicValue ?? `${appId}:secret:${'*'.repeat(28)}${key.id}`,
-      type: key.kind,
+      // The reference's enum value (1 public, 2 secret), plus a readable name.
+      type: key.kind === 'public' ? 1 : 2,
+      kind: key.kind,
       scopes: key.scopes.split(',').filter(Boolean).sort(),
       isLocked: key.isLocked,
       lastLockedAt: key.lastLockedAt?.toISOString() ?? null,

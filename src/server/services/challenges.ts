@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../store';
+import { isRecordNotFound, type Db } from '../store';
 
 export type Ceremony = 'registration' | 'authentication';
 
@@ -19,18 +19,31 @@ export class ChallengeStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** 32 random bytes (the spec asks for at least 16), base64url. */
-  async issue(tenant: string, ceremony: Ceremony): Promise<{ challenge: string; expiresAt: number }> {
+  /**
+   * 32 random bytes (the spec asks for at least 16), base64url. `expectedUserId` binds a sign-in
+   * to the user it named; it stays on the server.
+   */
+  async issue(tenant: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
     const challenge = randomBytes(32).toString('base64url');
     const expiresAt = this.now() + CHALLENGE_TTL_MS;
-    await this.db.challenge.create({ data: { id: challenge, tenant, ceremony, expiresAt: new Date(expiresAt) } });
+    await this.db.challenge.create({ data: { id: challenge, tenant, ceremony, expiresAt: new Date(expiresAt), expectedUserId } });
     return { challenge, expiresAt };
   }
 
-  /** True exactly once per issued challenge, and only before it expires. */
-  async consume(tenant: string, ceremony: Ceremony, challenge: string): Promise<boolean> {
-    const { count } = await this.db.challenge.deleteMany({ where: { id: challenge, tenant, ceremony, expiresAt: { gt: new Date(this.now()) } } });
-    return count === 1;
+  /**
+   * Succeeds exactly once per issued challenge, and only before it expires: one
+   * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.
+   */
+  async consume(tenant: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
+    try {
+      return await this.db.challenge.delete({
+        where: { id: challenge, tenant, ceremony, expiresAt: { gt: new Date(this.now()) } },
+        select: { expectedUserId: true },
+      });
+    } catch (error) {
+      if (isRecordNotFound(error)) return undefined;
+      throw error;
+    }
   }
 
   /** Housekeeping: drops expired challenges and redeemed-token ids that can no longer matter. */

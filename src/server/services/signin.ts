@@ -47,9 +47,6 @@ interface SigninSession extends TokenEnvelope {
   ttlSeconds: number;
   /** Credential ids offered; empty for discoverable sign-in. */
   allow: string[];
-  /** Set when the caller named a user (by userId or alias): only that user's passkeys may answer. */
-  expectedUserId: string | null;
-  identified: boolean;
 }
 
 const failure = (detail: string) => new ApiError('signin_complete_error', { detail });
@@ -71,7 +68,7 @@ export class SigninService {
   async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
     const config = await resolveAuthConfig(this.db, tenant, input.purpose);
-    const identified = Boolean(input.userId || input.alias);
+    const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
     const credentials = userId
       ? await this.db.credential.findMany({
@@ -81,7 +78,9 @@ export class SigninService {
           take: MAX_ALLOW_CREDENTIALS,
         })
       : [];
-    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication');
+    // A named sign-in may only be answered by that user's passkey, even when the name was unknown
+    // (and the allow list therefore empty, exactly as for a discoverable sign-in).
+    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication', named ? (userId ?? '') : null);
     const session: SigninSession = {
       app: tenant,
       exp: expiresAt,
@@ -93,8 +92,6 @@ export class SigninService {
       purpose: config.purpose,
       ttlSeconds: config.timeToLiveSeconds,
       allow: credentials.map((c) => c.descriptorId),
-      expectedUserId: userId ?? null,
-      identified,
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -120,12 +117,13 @@ export class SigninService {
     const credentialId = normaliseCredentialId(response.rawId);
     if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
 
-    if (!(await this.challenges.consume(tenant, 'authentication', session.challenge))) throw new ApiError('challenge_already_used');
+    const consumed = await this.challenges.consume(tenant, 'authentication', session.challenge);
+    if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
 
     const credential = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } } });
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
-    if (session.identified && credential.userId !== session.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
+    if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
     if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
 

@@ -76,3 +76,8 @@ async function appliedMigrations(client: { $queryRawUnsafe<T>(sql: string): Prom
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
 }
+
+/** Prisma's "record to update or delete does not exist". */
+export function isRecordNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
+}

@@ -10,7 +10,7 @@ const REASONS: [RegExp, string][] = [
   [/user (was not )?present|user presence/i, 'The authenticator did not confirm user presence.'],
   [/algorithm/i, 'The authenticator used a public-key algorithm this service does not accept.'],
   [/counter/i, 'The signature counter did not increase: this authenticator may have been cloned.'],
-  [/backup|InvalidBackupFlags/i, 'The authenticator reported inconsistent backup flags.'],
+  [/backup|backed up|InvalidBackupFlags/i, 'The authenticator reported inconsistent backup flags.'],
   [/type/i, 'The response is for a different kind of ceremony.'],
   [/attestation|certificate|x5c|statement/i, 'The attestation statement could not be verified.'],
   [/signature/i, 'The signature could not be verified.'],

@@ -87,6 +87,7 @@ CREATE TABLE "Challenge" (
     "tenant" TEXT NOT NULL,
     "ceremony" TEXT NOT NULL,
     "expiresAt" TIMESTAMP(3) NOT NULL,
+    "expectedUserId" TEXT,
 
     CONSTRAINT "Challenge_pkey" PRIMARY KEY ("id")
 );

@@ -84,7 +84,8 @@ CREATE TABLE "Challenge" (
     "id" TEXT NOT NULL PRIMARY KEY,
     "tenant" TEXT NOT NULL,
     "ceremony" TEXT NOT NULL,
-    "expiresAt" DATETIME NOT NULL
+    "expiresAt" DATETIME NOT NULL,
+    "expectedUserId" TEXT
 );
 
 -- CreateTable
