@@ -1,3 +1,4 @@
+import { outputOf, type ChildResult } from '../support/childProcess';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
@@ -15,11 +16,7 @@ const CLI = join(ROOT, 'dist', 'cli.js');
 const TMP = join(ROOT, '.test-tmp');
 const CLI_TIMEOUT_MS = 30_000;
 
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type CliResult = ChildResult;
 
 /** Only what the test gives: nothing leaks in from the environment jest runs in. */
 const cleanEnv = (env: Record<string, string>) => ({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env });
@@ -29,15 +26,7 @@ function startCli(args: string[], env: Record<string, string>): ChildProcessWith
 }
 
 function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = startCli(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(startCli(args, env));
 }
 
 /** A directory for one test's files, removed afterwards. */

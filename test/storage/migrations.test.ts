@@ -1,3 +1,4 @@
+import { outputOf, type ChildResult } from '../support/childProcess';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
@@ -28,22 +29,9 @@ const withChecksum = (name: string, sql: string): Migration => ({ name, sql, che
 // Concurrency: PostgreSQL starts race inside one process; SQLite's migrator is synchronous, so two
 // replicas are two processes, each running the real migrate.ts (transpiled once for the children).
 
-interface ChildResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function runNode(script: string, env: Record<string, string>): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputOf(spawn(process.execPath, ['-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }));
 }
 
 /** migrate.ts as CommonJS plus the committed SQLite migrations, for child processes to load. */

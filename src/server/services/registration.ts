@@ -9,6 +9,7 @@ import { resolveCeremonyOrigin } from '../webauthn/origins';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
+import { expectationsOf } from '../webauthn/expectations';
 import { aliasConflict, aliasListSchema, aliasRows, type AliasService } from './aliases';
 import { attestationAllowed, type AppSettingsCache } from './appSettings';
 import type { UserVerification } from './authConfigs';
@@ -210,10 +211,7 @@ export class RegistrationService {
     try {
       verification = await verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
-        expectedChallenge: session.challenge,
-        expectedOrigin: session.origin,
-        expectedRPID: session.rpId,
-        requireUserVerification: session.userVerification === 'required',
+        ...expectationsOf(session),
         supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
       });
     } catch (error) {

@@ -8,6 +8,7 @@ import { resolveCeremonyOrigin } from '../webauthn/origins';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
+import { expectationsOf } from '../webauthn/expectations';
 import type { AliasService } from './aliases';
 import type { AppSettingsCache } from './appSettings';
 import { resolveAuthConfig, type UserVerification } from './authConfigs';
@@ -132,10 +133,7 @@ export class SigninService {
     try {
       verification = await verifyAuthenticationResponse({
         response: response as unknown as AuthenticationResponseJSON,
-        expectedChallenge: session.challenge,
-        expectedOrigin: session.origin,
-        expectedRPID: session.rpId,
-        requireUserVerification: session.userVerification === 'required',
+        ...expectationsOf(session),
         credential: {
           id: credential.descriptorId,
           publicKey: new Uint8Array(Buffer.from(credential.publicKey, 'base64url')),
