@@ -14,7 +14,7 @@ import { aliasConflict, aliasListSchema, aliasRows, type AliasService } from './
 import { attestationAllowed, type AppSettingsCache } from './appSettings';
 import type { UserVerification } from './authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
-import { KEY_RETENTION_MS, type TokenEnvelope, type TokenService } from './tokens';
+import { MAX_TOKEN_LIFETIME_MS, type TokenEnvelope, type TokenService } from './tokens';
 import { newVerifyPayload, type VerifyTokenPayload } from './verifyTokens';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
@@ -129,7 +129,7 @@ export class RegistrationService {
     const attestation = parseAttestation(input.attestation);
     const now = this.now();
     const expiresAt = input.expiresAt === undefined ? now + DEFAULT_REGISTER_TTL_MS : parseUtc(input.expiresAt);
-    if (expiresAt <= now || expiresAt > now + KEY_RETENTION_MS) {
+    if (expiresAt <= now || expiresAt > now + MAX_TOKEN_LIFETIME_MS) {
       throw new ApiError('validation_failed', { extras: { errors: { expiresAt: ['The expiresAt field must be in the future and at most 30 days away.'] } } });
     }
     await this.assertAttestationAllowed(tenant, attestation);

@@ -7,17 +7,26 @@ import type { Db } from '../store';
  *
  * Each app has its own random token keys; the MAC key is derived from one of them with HKDF
  * (info names the app), so a token is bound to its app, and the prefix is inside the MAC, so a
- * token of one kind cannot pose as another. The newest key signs; every key younger than
- * KEY_RETENTION verifies. Payloads are signed, not encrypted: they hold nothing the browser
+ * token of one kind cannot pose as another. Keys rotate weekly; every key younger than
+ * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
  * does not already know.
  */
 export type TokenKind = 'register' | 'session' | 'verify';
 const PREFIX: Record<TokenKind, string> = { register: 'register_', session: 'session_', verify: 'verify_' };
 
-const ROTATE_AFTER_MS = 7 * 24 * 3600 * 1000;
-/** Also the longest any token may live. */
-export const KEY_RETENTION_MS = 30 * 24 * 3600 * 1000;
+const DAY_MS = 24 * 3600 * 1000;
+const ROTATE_AFTER_MS = 7 * DAY_MS;
+/** The longest any token may live. */
+export const MAX_TOKEN_LIFETIME_MS = 30 * DAY_MS;
+/** A key signs for about a week, then must verify what it signed for as long as that may live. */
+const KEY_RETENTION_MS = ROTATE_AFTER_MS + MAX_TOKEN_LIFETIME_MS + DAY_MS;
+/** How long a replica trusts its cached key list before reading it again. */
 const RELOAD_AFTER_MS = 60 * 1000;
+/**
+ * A new key verifies at once but signs only after this delay, by which time every replica has
+ * reloaded its key list; so no replica ever sees a token signed with a key it does not know yet.
+ */
+const PUBLISH_DELAY_MS = 2 * RELOAD_AFTER_MS;
 
 interface TokenKey {
   keyId: number;
@@ -83,18 +92,25 @@ export class TokenService {
     return cached && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
   }
 
-  /** The newest key, rotating when it is older than a week and pruning keys past retention. */
+  /**
+   * The key to sign with: the newest one that has been published long enough, rotating when
+   * the newest is a week old and pruning keys past retention. An app's very first key signs at
+   * once (no token can exist that another replica would need an older key for).
+   */
   private async signingKey(tenant: string): Promise<TokenKey> {
     let entry = await this.keysOf(tenant);
-    const newest = entry.keys[0];
-    if (newest && this.now() - newest.createdAt < ROTATE_AFTER_MS) return newest;
-    entry = await this.load(tenant); // another replica may have rotated already
-    if (entry.keys[0] && this.now() - entry.keys[0].createdAt < ROTATE_AFTER_MS) return entry.keys[0];
-    const material = randomBytes(32).toString('base64');
-    const keyId = randomInt(1, 2 ** 31 - 1);
-    await this.db.tokenKey.create({ data: { tenant, keyId, keyMaterial: material, createdAt: new Date(this.now()) } });
+    if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) {
+      entry = await this.load(tenant); // another replica may have rotated already
+      if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) entry = await this.rotate(tenant);
+    }
+    const published = entry.keys.find((k) => this.now() - k.createdAt >= PUBLISH_DELAY_MS);
+    return published ?? entry.keys[entry.keys.length - 1];
+  }
+
+  private async rotate(tenant: string): Promise<TenantKeys> {
+    await this.db.tokenKey.create({ data: { tenant, keyId: randomInt(1, 2 ** 31 - 1), keyMaterial: randomBytes(32).toString('base64'), createdAt: new Date(this.now()) } });
     await this.db.tokenKey.deleteMany({ where: { tenant, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
-    return (await this.load(tenant)).keys.find((k) => k.keyId === keyId)!;
+    return this.load(tenant);
   }
 
   private async verificationKey(tenant: string, keyId: number): Promise<TokenKey | undefined> {
