@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import pinoHttp from 'pino-http';
 import { bodyParserProblem, jsonBody } from './http/body';
 import { PUBLIC_PATHS, publicCors } from './http/cors';
+import { methodNotAllowed } from './http/methodNotAllowed';
 import { securityHeaders } from './http/securityHeaders';
-import { ApiError, sendApiError } from './http/problem';
+import { ApiError, sendProblem } from './http/problem';
 import { adminRoutes } from './routes/admin';
 import { aliasRoutes } from './routes/alias';
 import { credentialRoutes } from './routes/credentials';
@@ -43,11 +46,23 @@ const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError('not_found', { detail: `There is no ${req.method} ${req.path.slice(0, 200)}.` }));
 };
 
+/** The caller's `X-Request-Id` when it is a sane token, else a fresh UUID; echoed back and logged. */
+function requestId(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+function sendError(res: express.Response, req: Request, error: ApiError): void {
+  sendProblem(res, { ...error.toProblem(), traceId: String(req.id) }, error.headers);
+}
+
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
     const problem = error instanceof ApiError ? error : bodyParserProblem(error);
     if (problem) {
-      sendApiError(res, problem);
+      sendError(res, req, problem);
       return;
     }
     // Unexpected: log it (without request headers, which may hold keys) and answer without internals.
@@ -56,7 +71,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    sendApiError(res, new ApiError('internal_error'));
+    sendError(res, req, new ApiError('internal_error'));
   };
 }
 
@@ -65,7 +80,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(pinoHttp({ logger, quietReqLogger: true, autoLogging: { ignore: (req) => (req.url ?? '').includes('/health/') } }));
+  app.use(pinoHttp({ logger, genReqId: requestId, quietReqLogger: true, autoLogging: { ignore: (req) => (req.url ?? '').includes('/health/') } }));
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
@@ -74,6 +89,9 @@ export function createApp(services: Services, logger: Logger): Express {
   const api = apiRouter(services);
   app.use('/api', api);
   app.use(api);
+  const wrongMethod = methodNotAllowed(api);
+  app.use('/api', wrongMethod);
+  app.use(wrongMethod);
   app.use(notFound);
   app.use(errorHandler(logger));
   return app;

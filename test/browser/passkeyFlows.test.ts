@@ -331,6 +331,7 @@ browserSuite.each(providers())('browser passkey flows (client 1.2.4 + Node SDK 1
         status: 400,
         errorCode: 'signin_complete_error',
         detail: 'This passkey does not belong to the user this sign-in was started for.',
+        traceId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
       const refusal = exchanges.filter((e) => e.method === 'POST' && e.path === '/signin/complete').at(-1);
       expect(refusal).toMatchObject({ status: 400, allowOrigin: '*' });

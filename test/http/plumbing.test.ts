@@ -55,6 +55,37 @@ describe.each(providers())('HTTP plumbing on %s', (provider) => {
     });
   });
 
+  describe('known routes asked with the wrong method', () => {
+    it.each([
+      ['get', '/register/token', 'POST'],
+      ['get', '/api/signin/verify', 'POST'],
+      ['delete', '/credentials/list', 'GET, HEAD, POST'],
+      ['put', '/api/alias', 'POST'],
+      ['get', '/admin/apps/someapp/create', 'POST'],
+      ['post', '/users/count', 'GET, HEAD'],
+    ] as const)('%s %s is a 405 problem naming the allowed methods', async (method, path, allow) => {
+      const res = await svc.http[method](path).set('ApiSecret', 'malformed');
+      expectProblem(res, 405, 'method_not_allowed');
+      expect(res.headers.allow).toBe(allow);
+    });
+  });
+
+  describe('request ids', () => {
+    it('tags every response with X-Request-Id and puts it in problem bodies as traceId', async () => {
+      const res = await svc.http.get('/no-such-route');
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.body.traceId).toBe(res.headers['x-request-id']);
+      expect((await svc.http.get('/health/http')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it("keeps a caller's well-formed X-Request-Id and replaces anything else", async () => {
+      const kept = await svc.http.get('/no-such-route').set('X-Request-Id', 'edge-42.abc');
+      expect([kept.headers['x-request-id'], kept.body.traceId]).toEqual(['edge-42.abc', 'edge-42.abc']);
+      const replaced = await svc.http.get('/no-such-route').set('X-Request-Id', '<script>');
+      expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    });
+  });
+
   describe('request bodies', () => {
     const createWithRawBody = (body: string, contentType = 'application/json') =>
       admin.post(`/admin/apps/${uniqueAppId()}/create`).set('Content-Type', contentType).send(body);
