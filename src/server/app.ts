@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import pinoHttp from 'pino-http';
-import { bodyParserProblem, jsonBody } from './http/body';
+import { jsonBody, requestProblem } from './http/body';
 import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
 import { securityHeaders } from './http/securityHeaders';
@@ -60,7 +60,7 @@ function sendError(res: express.Response, req: Request, error: ApiError): void {
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
-    const problem = error instanceof ApiError ? error : bodyParserProblem(error);
+    const problem = error instanceof ApiError ? error : requestProblem(error);
     if (problem) {
       sendError(res, req, problem);
       return;

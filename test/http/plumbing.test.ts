@@ -70,6 +70,17 @@ describe.each(providers())('HTTP plumbing on %s', (provider) => {
     });
   });
 
+  describe('malformed paths', () => {
+    it.each(['/admin/apps/%E0%A4%A/create', '/api/admin/apps/%ZZ/features', '/admin/apps/ok%ZZ/api-keys/abcd/lock'])(
+      '%s is a 400 problem, not a server error',
+      async (path) => {
+        const res = await svc.http.get(path).set('ManagementKey', MANAGEMENT_KEY);
+        const post = await svc.http.post(path).set('ManagementKey', MANAGEMENT_KEY);
+        for (const r of [res, post]) expectProblem(r, 400, 'bad_request');
+      },
+    );
+  });
+
   describe('request ids', () => {
     it('tags every response with X-Request-Id and puts it in problem bodies as traceId', async () => {
       const res = await svc.http.get('/no-such-route');

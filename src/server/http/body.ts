@@ -19,7 +19,7 @@ export const jsonBody: RequestHandler = (req, res, next) => {
 };
 
 /** Maps body-parser failures onto problems; anything else passes through unchanged. */
-export function bodyParserProblem(error: unknown): ApiError | undefined {
+function bodyParserProblem(error: unknown): ApiError | undefined {
   const type = (error as { type?: string } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':
@@ -37,4 +37,17 @@ export function bodyParserProblem(error: unknown): ApiError | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * Any other error the framework raised about the request itself (it carries a 4xx status, like
+ * the URIError for malformed percent-encoding in a path parameter) is the caller's mistake.
+ */
+export function requestProblem(error: unknown): ApiError | undefined {
+  const fromBody = bodyParserProblem(error);
+  if (fromBody) return fromBody;
+  const status = (error as { status?: unknown; statusCode?: unknown } | null)?.status ?? (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  if (error instanceof URIError) return new ApiError('bad_request', { detail: 'The path contains malformed percent-encoding.' });
+  return new ApiError('bad_request');
 }

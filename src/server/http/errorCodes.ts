@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = {
   // request shape
+  bad_request: { status: 400, title: 'The request could not be understood.' },
   invalid_json: { status: 400, title: 'The request body is not valid JSON.' },
   validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
   payload_too_large: { status: 413, title: 'The request body is too large.' },
