@@ -6,7 +6,7 @@ import { createServices, type Services } from '../../src/server/services';
 import { openStore, type Db, type Store } from '../../src/server/store';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { getAssertion } from '../support/softwareAuthenticator';
-import { MANAGEMENT_KEY, createTestDatabase, providers, type TestDatabase, type TestService } from '../support/testService';
+import { MANAGEMENT_KEY, createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase, type TestService } from '../support/testService';
 
 /** Counts every call that reaches the database: one per delegate method, one per batch transaction. */
 function countingDb(db: Db): { db: Db; calls: string[] } {
@@ -35,6 +35,8 @@ function countingDb(db: Db): { db: Db; calls: string[] } {
   });
   return { db: proxied, calls };
 }
+
+warnIfPostgresSkipped();
 
 describe.each(providers())('hot path database round trips on %s', (provider) => {
   let database: TestDatabase;

@@ -1,7 +1,9 @@
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
-import { providers, startTestService, type TestService } from '../support/testService';
+import { providers, startTestService, warnIfPostgresSkipped, type TestService } from '../support/testService';
 
-describe.each(providers())('passkey ceremonies on %s', (provider) => {
+warnIfPostgresSkipped();
+
+describe.each(providers())('every supported key algorithm, end to end, on %s', (provider) => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService(provider);
