@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { answerClientError } from './http/clientError';
 import type { Config } from './config';
 import { createLogger } from './http/logger';
 import { createServices, type Services } from './services';
@@ -30,6 +31,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     await services.close(); // e.g. the port is taken: do not leave the store open
     throw error;
   }
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 30_000;
   const address = server.address();

@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   invalid_json: { status: 400, title: 'The request body is not valid JSON.' },
   validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
   payload_too_large: { status: 413, title: 'The request body is too large.' },
+  headers_too_large: { status: 431, title: 'The request line or headers are too large.' },
+  request_timeout: { status: 408, title: 'The request was not received in time.' },
   unsupported_media_type: { status: 415, title: 'The request body must be JSON (Content-Type: application/json).' },
   not_found: { status: 404, title: 'The requested resource does not exist.' },
   method_not_allowed: { status: 405, title: 'This method is not allowed on this resource.' },

@@ -49,14 +49,52 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
   return `The ${field} field ${issue.message.replace(/^Invalid input: /, '').replace(/^([A-Z])/, (c) => c.toLowerCase())}`.replace(/\.?$/, '.');
 }
 
-/** Paths of the strings holding a NUL character, which PostgreSQL text columns cannot store. */
-function pathsWithNul(value: unknown, path: PropertyKey[] = [], found: PropertyKey[][] = []): PropertyKey[][] {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) found.push(path);
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => pathsWithNul(item, [...path, index], found));
-  } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) pathsWithNul(item, [...path, key], found);
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** What is wrong with a string no store can keep faithfully, if anything. */
+function unstorable(value: string): string | undefined {
+  // PostgreSQL text columns refuse NUL; both stores turn unpaired surrogates into U+FFFD, so two
+  // different userIds or aliases would silently become one.
+  if (value.includes('\u0000')) return 'must not contain NUL characters';
+  if (UNPAIRED_SURROGATE.test(value)) return 'must be well-formed Unicode (no unpaired surrogates)';
+  return undefined;
+}
+
+interface PathNode {
+  key: PropertyKey;
+  parent: PathNode | undefined;
+}
+
+function pathOf(node: PathNode | undefined): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at = node; at; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
+/** More than this many bad strings are not worth listing one by one. */
+const MAX_REPORTED_STRINGS = 10;
+
+/**
+ * The first strings in `value` that cannot be stored, with their paths. Iterative, and a path is
+ * only spelled out when something is found, so arbitrarily deep client extension results cost
+ * linear time and no stack.
+ */
+function unstorableStrings(value: unknown): { path: PropertyKey[]; problem: string }[] {
+  const found: { path: PropertyKey[]; problem: string }[] = [];
+  const pending: { value: unknown; node: PathNode | undefined }[] = [{ value, node: undefined }];
+  while (pending.length > 0 && found.length < MAX_REPORTED_STRINGS) {
+    const { value: current, node } = pending.pop()!;
+    if (typeof current === 'string') {
+      const problem = unstorable(current);
+      if (problem) found.push({ path: pathOf(node), problem });
+    } else if (current !== null && typeof current === 'object') {
+      // Pushed last to first, so that they are visited (and reported) in document order.
+      const entries = Object.entries(current);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i];
+        pending.push({ value: item, node: { key: Array.isArray(current) ? Number(key) : key, parent: node } });
+      }
+    }
   }
   return found;
 }
@@ -67,7 +105,7 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
   const errors: Record<string, string[]> = {};
   if (result.success) {
     // Refused on every store alike, so that PostgreSQL does not turn it into a 500.
-    for (const path of pathsWithNul(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field must not contain NUL characters.`];
+    for (const { path, problem } of unstorableStrings(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field ${problem}.`];
     if (Object.keys(errors).length === 0) return result.data;
   } else {
     for (const issue of result.error.issues) {

@@ -26,9 +26,19 @@ export interface AliasRow {
   plaintext: string | null;
 }
 
+/** In key order, so that concurrent inserts lock rows in the same order and cannot deadlock. */
 export function aliasRows(tenant: string, userId: string, aliases: string[], hashing: boolean): AliasRow[] {
-  return aliases.map((alias) => ({ tenant, aliasHash: hashAlias(tenant, alias), userId, plaintext: hashing ? null : alias }));
+  return aliases
+    .map((alias) => ({ tenant, aliasHash: hashAlias(tenant, alias), userId, plaintext: hashing ? null : alias }))
+    .sort((a, b) => (a.aliasHash < b.aliasHash ? -1 : a.aliasHash > b.aliasHash ? 1 : 0));
 }
+
+/**
+ * How often a write that replaces a user's aliases is tried. On PostgreSQL two concurrent
+ * replacements for one user can both find nothing to delete and then collide on insert; that is
+ * not a conflict with another user, so the loser tries again once the winner has committed.
+ */
+export const ALIAS_WRITE_ATTEMPTS = 5;
 
 export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One of the aliases already belongs to another user of this application.' });
 
@@ -47,15 +57,19 @@ export class AliasService {
 
   /** Replaces the user's whole alias set atomically; a conflict changes nothing. */
   async replace(tenant: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
-    await this.assertAvailable(tenant, userId, aliases);
-    try {
-      await this.db.$transaction([
-        this.db.alias.deleteMany({ where: { tenant, userId } }),
-        this.db.alias.createMany({ data: aliasRows(tenant, userId, aliases, hashing) }),
-      ]);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw aliasConflict();
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      await this.assertAvailable(tenant, userId, aliases);
+      try {
+        await this.db.$transaction([
+          this.db.alias.deleteMany({ where: { tenant, userId } }),
+          this.db.alias.createMany({ data: aliasRows(tenant, userId, aliases, hashing) }),
+        ]);
+        return;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Lost a race; against the same user's own replacement only (checked again above), it is worth another go.
+        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
+      }
     }
   }
 

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { ciEnum, ciObject, looseBoolean } from '../http/validation';
-import { isUniqueViolation, type Db } from '../store';
+import { isRecordNotFound, isUniqueViolation, type Db } from '../store';
 import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
 
 export const PLANS = ['trial', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
+
+/** The stores keep these counts in 32-bit integer columns. */
+const MAX_INT32 = 2_147_483_647;
+const nonNegativeInt32 = () => z.number().int().min(0).max(MAX_INT32, `must be at most ${MAX_INT32}`);
 
 /** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
 export function normaliseAllowedOrigin(value: string): string | undefined {
@@ -36,8 +40,8 @@ const allowedOrigins = z
 export const featuresPatchSchema = ciObject({
   eventLoggingIsEnabled: looseBoolean().optional(),
   eventLoggingRetentionPeriod: z.number().int().min(0).max(90).optional(),
-  magicLinkEmailMonthlyQuota: z.number().int().min(0).optional(),
-  maxUsers: z.number().int().min(0).nullable().optional(),
+  magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
+  maxUsers: nonNegativeInt32().nullable().optional(),
   allowAttestation: looseBoolean().optional(),
   isGenerateSignInTokenEndpointEnabled: looseBoolean().optional(),
   isMagicLinksEnabled: looseBoolean().optional(),
@@ -53,11 +57,11 @@ export const emailAddress = () => z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be
 export const createAppSchema = ciObject({
   adminEmail: emailAddress(),
   plan: ciEnum(PLANS).optional(),
-  magicLinkEmailMonthlyQuota: z.number().int().min(0).optional(),
+  magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
   eventLoggingIsEnabled: looseBoolean().optional(),
   // The reference accepts up to 365 at creation, 0..90 afterwards.
   eventLoggingRetentionPeriod: z.number().int().min(0).max(365).optional(),
-  maxUsers: z.number().int().min(0).nullable().optional(),
+  maxUsers: nonNegativeInt32().nullable().optional(),
   allowAttestation: looseBoolean().optional(),
   allowedOrigins: allowedOrigins.optional(),
 });
@@ -94,6 +98,16 @@ function assertAppId(appId: string): void {
   }
 }
 
+/** Tries at picking an unused key id when concurrent requests keep taking the one picked. */
+const KEY_ID_ATTEMPTS = 3;
+
+const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+
+/** A key id is the key's last four hex characters; anything else (or under an impossible app id) names no key. */
+function assertKeyAddress(appId: string, keyId: string): void {
+  if (!APP_ID_PATTERN.test(appId) || !/^[0-9a-f]{4}$/.test(keyId)) throw new ApiError('api_key_not_found');
+}
+
 function keyRow(appId: string, kind: KeyKind, value: string, scopes: readonly Scope[]) {
   const parsed = parseKey(value)!;
   return {
@@ -123,8 +137,8 @@ export class AppsService {
   constructor(
     private readonly db: Db,
     private readonly defaults: { sdkCompatibleLists: boolean },
-    /** Called after any change that must invalidate cached key checks or app settings. */
-    private readonly onAppChanged: () => void = () => undefined,
+    /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
+    private readonly onAppChanged: (appId: string) => void = () => undefined,
   ) {}
 
   async isAvailable(appId: string): Promise<boolean> {
@@ -175,9 +189,20 @@ export class AppsService {
   }
 
   private async requireApp(appId: string) {
-    const app = await this.db.app.findUnique({ where: { id: appId } });
-    if (!app) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+    // An id no app can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
+    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId } }) : null;
+    if (!app) throw appNotFound(appId);
     return app;
+  }
+
+  /** Updates an app that requireApp found, which a concurrent delete may have removed since. */
+  private async updateApp(appId: string, data: Parameters<Db['app']['update']>[0]['data']): Promise<void> {
+    try {
+      await this.db.app.update({ where: { id: appId }, data });
+    } catch (error) {
+      if (isRecordNotFound(error)) throw appNotFound(appId);
+      throw error;
+    }
   }
 
   async getFeatures(appId: string): Promise<AppFeatures> {
@@ -200,11 +225,8 @@ export class AppsService {
   async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
     await this.requireApp(appId);
     const { allowedOrigins, ...rest } = patch;
-    await this.db.app.update({
-      where: { id: appId },
-      data: { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) },
-    });
-    this.onAppChanged();
+    await this.updateApp(appId, { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) });
+    this.onAppChanged(appId);
   }
 
   async listKeys(appId: string) {
@@ -232,52 +254,66 @@ export class AppsService {
     if (scopes.some((s) => !allowed.includes(s))) {
       throw new ApiError('validation_failed', { extras: { errors: { scopes: [`${kind} keys take the scopes ${allowed.join(', ')}.`] } } });
     }
-    const existing = await this.db.apiKey.findMany({ where: { tenant: appId }, select: { id: true } });
-    const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
-    await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
-    return value;
+    // A concurrent request may take the same four-character id between our read and our insert.
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.db.apiKey.findMany({ where: { tenant: appId }, select: { id: true } });
+      const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
+      try {
+        await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
+        return value;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt === KEY_ID_ATTEMPTS) throw error;
+      }
+    }
   }
 
   async setKeyLocked(appId: string, keyId: string, locked: boolean): Promise<void> {
+    assertKeyAddress(appId, keyId);
     const now = new Date();
     const { count } = await this.db.apiKey.updateMany({
       where: { tenant: appId, id: keyId },
       data: locked ? { isLocked: true, lastLockedAt: now } : { isLocked: false, lastUnlockedAt: now },
     });
     if (count === 0) throw new ApiError('api_key_not_found');
-    this.onAppChanged();
+    this.onAppChanged(appId);
   }
 
   async deleteKey(appId: string, keyId: string): Promise<void> {
+    assertKeyAddress(appId, keyId);
     const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
     if (count === 0) throw new ApiError('api_key_not_found');
-    this.onAppChanged();
+    this.onAppChanged(appId);
   }
 
   /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
   async setFrozen(appId: string, frozen: boolean): Promise<void> {
     await this.requireApp(appId);
-    await this.db.app.update({ where: { id: appId }, data: { frozen } });
-    this.onAppChanged();
+    await this.updateApp(appId, { frozen });
+    this.onAppChanged(appId);
   }
 
   /** Removes the app and every row it owns, in one transaction. */
   async delete(appId: string) {
     const app = await this.requireApp(appId);
     const where = { where: { tenant: appId } };
-    await this.db.$transaction([
-      this.db.apiKey.deleteMany(where),
-      this.db.tokenKey.deleteMany(where),
-      this.db.credential.deleteMany(where),
-      this.db.alias.deleteMany(where),
-      this.db.challenge.deleteMany(where),
-      this.db.redeemedToken.deleteMany(where),
-      this.db.authConfig.deleteMany(where),
-      this.db.event.deleteMany(where),
-      this.db.dispatchedEmail.deleteMany(where),
-      this.db.app.delete({ where: { id: appId } }),
-    ]);
-    this.onAppChanged();
+    try {
+      await this.db.$transaction([
+        this.db.apiKey.deleteMany(where),
+        this.db.tokenKey.deleteMany(where),
+        this.db.credential.deleteMany(where),
+        this.db.alias.deleteMany(where),
+        this.db.challenge.deleteMany(where),
+        this.db.redeemedToken.deleteMany(where),
+        this.db.authConfig.deleteMany(where),
+        this.db.event.deleteMany(where),
+        this.db.dispatchedEmail.deleteMany(where),
+        this.db.app.delete({ where: { id: appId } }),
+      ]);
+    } catch (error) {
+      if (isRecordNotFound(error)) throw appNotFound(appId); // a concurrent delete won
+      throw error;
+    }
+    this.onAppChanged(appId);
     return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
   }
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../store';
 
-export type UserVerification = 'preferred' | 'required' | 'discouraged';
+export const USER_VERIFICATIONS = ['preferred', 'required', 'discouraged'] as const;
+export type UserVerification = (typeof USER_VERIFICATIONS)[number];
 
 export interface ResolvedAuthConfig {
   purpose: string;

@@ -36,13 +36,14 @@ export interface Services {
 export function createServices(config: Config, store: Store): Services {
   const { db } = store;
   const keys = new ApiKeyAuthenticator(db);
+  const tokens = new TokenService(db);
   let settings: AppSettingsCache | undefined;
-  const apps = new AppsService(db, { sdkCompatibleLists: config.sdkCompatibleLists }, () => {
+  const apps = new AppsService(db, { sdkCompatibleLists: config.sdkCompatibleLists }, (appId) => {
     keys.invalidate();
     settings?.invalidate();
+    tokens.forget(appId);
   });
   settings = new AppSettingsCache(apps);
-  const tokens = new TokenService(db);
   const challenges = new ChallengeStore(db);
   const aliases = new AliasService(db);
 

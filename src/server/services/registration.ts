@@ -10,11 +10,12 @@ import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } fro
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
 import { expectationsOf } from '../webauthn/expectations';
-import { aliasConflict, aliasListSchema, aliasRows, type AliasService } from './aliases';
+import { ALIAS_WRITE_ATTEMPTS, MAX_ALIASES, aliasConflict, aliasListSchema, aliasRows, type AliasService } from './aliases';
 import { attestationAllowed, type AppSettingsCache } from './appSettings';
-import type { UserVerification } from './authConfigs';
+import { USER_VERIFICATIONS } from './authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
-import { MAX_TOKEN_LIFETIME_MS, type TokenEnvelope, type TokenService } from './tokens';
+import { ATTESTATIONS, sessionSchema, type RegistrationSession } from './sessions';
+import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from './tokens';
 import { newVerifyPayload, type VerifyTokenPayload } from './verifyTokens';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
@@ -42,7 +43,7 @@ export const registerTokenSchema = ciObject({
   attestation: z.preprocess(emptyToUndefined, looseString().optional()),
   authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
   discoverable: z.preprocess(emptyToUndefined, looseBoolean().optional()),
-  userVerification: z.preprocess(emptyToUndefined, ciEnum(['preferred', 'required', 'discouraged']).optional()),
+  userVerification: z.preprocess(emptyToUndefined, ciEnum(USER_VERIFICATIONS).optional()),
   expiresAt: z.preprocess(
     emptyToUndefined,
     z.iso.datetime({ offset: true, local: true, precision: undefined, message: 'must be an ISO 8601 UTC timestamp' }).optional(),
@@ -52,30 +53,21 @@ export const registerTokenSchema = ciObject({
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
 });
 
-export interface RegisterTokenPayload extends TokenEnvelope {
-  userId: string;
-  username: string;
-  displayName: string;
-  attestation: 'none' | 'direct' | 'indirect';
-  authenticatorType: 'any' | 'platform' | 'cross-platform';
-  discoverable: boolean;
-  userVerification: UserVerification;
-  aliases: string[];
-  aliasHashing: boolean;
-  hints: string[];
-}
-
-interface RegistrationSession extends TokenEnvelope {
-  ceremony: 'registration';
-  challenge: string;
-  origin: string;
-  rpId: string;
-  userId: string;
-  userVerification: UserVerification;
-  attestation: RegisterTokenPayload['attestation'];
-  aliases: string[];
-  aliasHashing: boolean;
-}
+/** What a `register_` token carries from `/register/token` to `/register/begin`. */
+export const registerTokenPayloadSchema = tokenPayload({
+  // May be empty only in a token this service did not issue: `/register/begin` answers missing_userid.
+  userId: payloadText(),
+  username: z.string(),
+  displayName: z.string(),
+  attestation: z.enum(ATTESTATIONS),
+  authenticatorType: z.enum(['any', 'platform', 'cross-platform']),
+  discoverable: z.boolean(),
+  userVerification: z.enum(USER_VERIFICATIONS),
+  aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
+  aliasHashing: z.boolean(),
+  hints: z.array(z.string()),
+});
+export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
 export const registerBeginSchema = ciObject({
   token: looseString().nullish(),
@@ -154,7 +146,7 @@ export class RegistrationService {
   }
 
   async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
-    const registration = await this.tokens.open<RegisterTokenPayload>('register', input.token, tenant);
+    const registration = await this.tokens.open('register', input.token, tenant, registerTokenPayloadSchema);
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
     await this.assertAttestationAllowed(tenant, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
@@ -197,7 +189,7 @@ export class RegistrationService {
   }
 
   async complete(tenant: string, input: z.output<typeof registerCompleteSchema>, client: ClientContext): Promise<string> {
-    const session = await this.tokens.open<RegistrationSession>('session', input.session, tenant);
+    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
     if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
     if (!input.origin) throw new ApiError('missing_origin');
     if (!(await this.challenges.consume(tenant, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
@@ -228,44 +220,52 @@ export class RegistrationService {
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
     const now = new Date(this.now());
 
-    const writes = [];
-    if (session.aliases.length > 0) {
-      writes.push(this.db.alias.deleteMany({ where: { tenant, userId: session.userId } }));
-      writes.push(this.db.alias.createMany({ data: aliasRows(tenant, session.userId, session.aliases, session.aliasHashing) }));
-    }
-    writes.push(
-      this.db.credential.create({
-        data: {
-          tenant,
-          descriptorId: credentialId,
-          userId: session.userId,
-          userHandle: userHandleOf(session.userId),
-          publicKey: toBase64Url(info.credential.publicKey),
-          signatureCounter: BigInt(info.credential.counter),
-          attestationFmt: info.fmt,
-          aaGuid: info.aaguid,
-          transports: JSON.stringify(transports),
-          rpid: session.rpId,
-          origin: session.origin,
-          country: client.country,
-          device: client.device,
-          nickname: input.nickname ?? '',
-          backupEligible: info.credentialDeviceType === 'multiDevice',
-          backupState: info.credentialBackedUp,
-          isDiscoverable: typeof rk === 'boolean' ? rk : null,
-          uvInitialized: info.userVerified,
-          createdAt: now,
-          lastUsedAt: now,
-        },
-      }),
-    );
-    try {
-      await this.db.$transaction(writes);
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } }, select: { tenant: true } });
-      if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
-      throw aliasConflict();
+    const writes = () => {
+      const batch = [];
+      if (session.aliases.length > 0) {
+        batch.push(this.db.alias.deleteMany({ where: { tenant, userId: session.userId } }));
+        batch.push(this.db.alias.createMany({ data: aliasRows(tenant, session.userId, session.aliases, session.aliasHashing) }));
+      }
+      batch.push(
+        this.db.credential.create({
+          data: {
+            tenant,
+            descriptorId: credentialId,
+            userId: session.userId,
+            userHandle: userHandleOf(session.userId),
+            publicKey: toBase64Url(info.credential.publicKey),
+            signatureCounter: BigInt(info.credential.counter),
+            attestationFmt: info.fmt,
+            aaGuid: info.aaguid,
+            transports: JSON.stringify(transports),
+            rpid: session.rpId,
+            origin: session.origin,
+            country: client.country,
+            device: client.device,
+            nickname: input.nickname ?? '',
+            backupEligible: info.credentialDeviceType === 'multiDevice',
+            backupState: info.credentialBackedUp,
+            isDiscoverable: typeof rk === 'boolean' ? rk : null,
+            uvInitialized: info.userVerified,
+            createdAt: now,
+            lastUsedAt: now,
+          },
+        }),
+      );
+      return batch;
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.$transaction(writes());
+        break;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } }, select: { tenant: true } });
+        if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
+        // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
+        await this.aliases.assertAvailable(tenant, session.userId, session.aliases);
+        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
+      }
     }
 
     const payload: VerifyTokenPayload = newVerifyPayload(

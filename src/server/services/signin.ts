@@ -11,14 +11,12 @@ import { describeVerificationFailure } from '../webauthn/verificationFailure';
 import { expectationsOf } from '../webauthn/expectations';
 import type { AliasService } from './aliases';
 import type { AppSettingsCache } from './appSettings';
-import { resolveAuthConfig, type UserVerification } from './authConfigs';
+import { resolveAuthConfig } from './authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
 import { descriptorOf } from './registration';
-import type { TokenEnvelope, TokenService } from './tokens';
+import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from './sessions';
+import type { TokenService } from './tokens';
 import { newVerifyPayload } from './verifyTokens';
-
-/** Allow lists longer than this are cut to the most recently used credentials. */
-const MAX_ALLOW_CREDENTIALS = 64;
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -37,18 +35,6 @@ export const signinCompleteSchema = ciObject({
     userHandle: z.string().nullish(),
   }),
 });
-
-interface SigninSession extends TokenEnvelope {
-  ceremony: 'authentication';
-  challenge: string;
-  origin: string;
-  rpId: string;
-  userVerification: UserVerification;
-  purpose: string;
-  ttlSeconds: number;
-  /** Credential ids offered; empty for discoverable sign-in. */
-  allow: string[];
-}
 
 const failure = (detail: string) => new ApiError('signin_complete_error', { detail });
 
@@ -111,7 +97,7 @@ export class SigninService {
    * credential, update its counter conditionally. Returns a `verify_` token.
    */
   async complete(tenant: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
-    const session = await this.tokens.open<SigninSession>('session', input.session, tenant);
+    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
     if (session.ceremony !== 'authentication') throw new ApiError('invalid_session', { detail: 'This session belongs to a registration, not a sign-in.' });
     if (!input.origin) throw new ApiError('missing_origin');
     const { response } = input;

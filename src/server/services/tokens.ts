@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import type { Db } from '../store';
 
@@ -46,6 +47,33 @@ export interface TokenEnvelope {
   exp: number;
 }
 
+/** The largest epoch-millisecond value a Date can hold. */
+const MAX_TIME_MS = 8.64e15;
+
+/** Epoch milliseconds that make a valid Date. */
+export const payloadTime = () => z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS);
+
+/** A payload string that may reach a query or a column: PostgreSQL refuses NUL in text. */
+export const payloadText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain NUL');
+
+const envelopeShape = { app: z.string(), exp: payloadTime() };
+
+/** The schema of a token payload: the envelope plus the fields of one kind of token. */
+export function tokenPayload<T extends z.ZodRawShape>(shape: T) {
+  return z.object({ ...envelopeShape, ...shape });
+}
+
+/**
+ * What a correctly signed token whose payload has the wrong shape is answered with. Only this
+ * service can sign, so it takes a bug or a leaked key; either way it is the caller's token that is
+ * bad, never a reason for a 500.
+ */
+const MALFORMED: Record<TokenKind, { code: 'invalid_token' | 'invalid_session'; detail: string }> = {
+  register: { code: 'invalid_token', detail: 'The register token does not carry a valid registration.' },
+  session: { code: 'invalid_session', detail: 'The session does not carry a valid ceremony.' },
+  verify: { code: 'invalid_token', detail: 'The verify token does not carry a valid result.' },
+};
+
 function deriveMacKey(tenant: string, material: string): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), `passwordless-token-v1:${tenant}`, 32));
 }
@@ -85,6 +113,11 @@ export class TokenService {
     };
     this.tenants.set(tenant, entry);
     return entry;
+  }
+
+  /** Drops the cached keys of an app, e.g. once it is deleted, so that its id's next owner never verifies with them. */
+  forget(tenant: string): void {
+    this.tenants.delete(tenant);
   }
 
   private async keysOf(tenant: string): Promise<TenantKeys> {
@@ -127,10 +160,13 @@ export class TokenService {
   }
 
   /**
-   * Checks prefix, structure, app, MAC and expiry, in that order, and returns the payload.
-   * Every failure is a 4xx problem: missing_token, invalid_token, invalid_token_format, expired_token.
+   * Checks prefix, structure, MAC, app, expiry and (given a schema) the payload's shape, in that
+   * order, and returns the payload. Every failure is a 4xx problem: missing_token, invalid_token,
+   * invalid_token_format, expired_token, or invalid_session for a malformed session.
    */
-  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, tenant: string): Promise<T> {
+  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, tenant: string): Promise<T>;
+  async open<S extends z.ZodType<TokenEnvelope>>(kind: TokenKind, token: unknown, tenant: string, shape: S): Promise<z.output<S>>;
+  async open(kind: TokenKind, token: unknown, tenant: string, shape?: z.ZodType<TokenEnvelope>): Promise<TokenEnvelope> {
     const prefix = PREFIX[kind];
     if (typeof token !== 'string' || token.length === 0) {
       throw new ApiError('missing_token', { title: `This operation requires a token that starts with '${prefix}' to be passed.` });
@@ -153,17 +189,21 @@ export class TokenService {
         title: 'The token you supplied was not valid. It could be that the token has expired or that it was not issued for this application.',
       });
     }
-    let payload: T;
+    let json: unknown;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+      json = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
     } catch {
       throw new ApiError('invalid_token_format');
     }
-    if (payload.app !== tenant) throw new ApiError('invalid_token');
-    const overdueMs = this.now() - payload.exp;
+    const envelope = tokenPayload({}).safeParse(json);
+    if (!envelope.success || envelope.data.app !== tenant) throw new ApiError('invalid_token');
+    const overdueMs = this.now() - envelope.data.exp;
     if (overdueMs > 0) {
       throw new ApiError('expired_token', { title: `The token expired ${humanizeSeconds(Math.max(1, Math.floor(overdueMs / 1000)))} ago.` });
     }
-    return payload;
+    if (!shape) return json as TokenEnvelope;
+    const payload = shape.safeParse(json);
+    if (!payload.success) throw new ApiError(MALFORMED[kind].code, { detail: MALFORMED[kind].detail });
+    return payload.data;
   }
 }

@@ -4,7 +4,7 @@ import { ciObject, looseString } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import type { AppSettingsCache } from './appSettings';
 import type { TokenService } from './tokens';
-import { newVerifyPayload, verificationResult, type VerifyTokenPayload } from './verifyTokens';
+import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from './verifyTokens';
 
 export const MAX_GENERATED_TTL_SECONDS = 604_800;
 
@@ -42,7 +42,7 @@ export class VerificationService {
   ) {}
 
   async verify(tenant: string, input: z.output<typeof verifyTokenSchema>) {
-    const payload = await this.tokens.open<VerifyTokenPayload>('verify', input.token, tenant);
+    const payload = await this.tokens.open('verify', input.token, tenant, verifyTokenPayloadSchema);
     if (payload.type !== 'magic_link') {
       try {
         await this.db.redeemedToken.create({ data: { tenant, tokenId: payload.tokenId, expiresAt: new Date(payload.exp) } });

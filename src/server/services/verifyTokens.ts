@@ -1,27 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import type { TokenEnvelope } from './tokens';
+import { z } from 'zod';
+import { payloadTime, tokenPayload } from './tokens';
 import { base64UrlToBase64 } from '../webauthn/encoding';
 
-export type VerifyTokenType = 'passkey_register' | 'passkey_signin' | 'generated_signin' | 'magic_link';
+export const VERIFY_TOKEN_TYPES = ['passkey_register', 'passkey_signin', 'generated_signin', 'magic_link'] as const;
+export type VerifyTokenType = (typeof VERIFY_TOKEN_TYPES)[number];
 
 /** What a `verify_` token carries; `/signin/verify` turns it into the verification result. */
-export interface VerifyTokenPayload extends TokenEnvelope {
-  tokenId: string;
-  type: VerifyTokenType;
-  userId: string;
+export const verifyTokenPayloadSchema = tokenPayload({
+  /** Recorded when a single-use token is redeemed. */
+  tokenId: z.uuid(),
+  type: z.enum(VERIFY_TOKEN_TYPES),
+  userId: z.string(),
   /** Issued at, epoch ms. */
-  iat: number;
-  rpId: string | null;
-  origin: string | null;
-  device: string | null;
-  country: string | null;
-  nickname: string | null;
+  iat: payloadTime(),
+  rpId: z.string().nullable(),
+  origin: z.string().nullable(),
+  device: z.string().nullable(),
+  country: z.string().nullable(),
+  nickname: z.string().nullable(),
   /** base64url */
-  credentialId: string | null;
-  purpose: string | null;
-  backupEligible: boolean | null;
-  backupState: boolean | null;
-}
+  credentialId: z.string().nullable(),
+  purpose: z.string().nullable(),
+  backupEligible: z.boolean().nullable(),
+  backupState: z.boolean().nullable(),
+});
+export type VerifyTokenPayload = z.output<typeof verifyTokenPayloadSchema>;
 
 export function newVerifyPayload(
   fields: Omit<VerifyTokenPayload, 'tokenId' | 'iat' | 'exp'> & { ttlSeconds: number },
