@@ -208,6 +208,13 @@ describe.each(providers())('POST /register/token on %s', (provider) => {
       expectValidationProblem(await requestRegisterToken(svc, app, { userId: `a${sixtyFour}`, username: 'alice' }), 'userId');
     });
 
+    it.each(['username', 'displayName'])('accepts a %s of 256 characters and rejects one of 257', async (field) => {
+      const svc = service();
+      const app = await svc.createApp();
+      expect((await requestRegisterToken(svc, app, { userId: 'u1', username: 'alice', [field]: 'x'.repeat(256) })).status).toBe(200);
+      expectValidationProblem(await requestRegisterToken(svc, app, { userId: 'u1', username: 'alice', [field]: 'x'.repeat(257) }), field);
+    });
+
     it.each([
       ['missing', { userId: 'u1' }],
       ['empty', { userId: 'u1', username: '' }],

@@ -152,6 +152,16 @@ describe.each(providers())('registration ceremony on %s', (provider) => {
       expectRegistrationRefused(reg.complete, reg.begin, /RP ID/);
     });
 
+    it('refuses a public key that could never verify a signature, which attestation none would not catch', async () => {
+      const svc = service();
+      const app = await svc.createApp();
+      const offCurve = await registerPasskey(svc, app, { authenticator: { alg: 'ES256', offCurvePublicKey: true } });
+      expectRegistrationRefused(offCurve.complete, offCurve.begin, /public key is not a valid key/);
+      const weakRsa = await registerPasskey(svc, app, { authenticator: { alg: 'RS256', rsaBits: 1024 } });
+      expectRegistrationRefused(weakRsa.complete, weakRsa.begin, /public key is not a valid key/);
+      expect(await svc.services.store.db.credential.count({ where: { tenant: app.appId } })).toBe(0);
+    });
+
     it('refuses a sign-in (webauthn.get) client data', async () => {
       const svc = service();
       const reg = await registerPasskey(svc, await svc.createApp(), { authenticator: { type: 'webauthn.get' } });

@@ -107,6 +107,17 @@ describe.each(providers())('sign-in ceremony on %s', (provider) => {
       expectProblem(await publicApi(svc, app).post('/signin/begin', { RPID }), 400, 'missing_origin');
     });
 
+    it.each([
+      ['purpose', 'p'.repeat(256)],
+      ['Origin', `https://${'a'.repeat(2040)}.example.com`],
+      ['RPID', `${'a'.repeat(250)}.com`],
+    ])('rejects a %s longer than its limit, so a session token stays small', async (field, value) => {
+      const svc = service();
+      const app = await svc.createApp();
+      const res = await publicApi(svc, app).post('/signin/begin', { Origin: ORIGIN, RPID, [field]: value });
+      expectValidationProblem(res, field.toLowerCase());
+    });
+
     it.each(['userId', 'alias', 'purpose'])('rejects a NUL character in %s on every store', async (field) => {
       const svc = service();
       const app = await svc.createApp();

@@ -33,11 +33,12 @@ export interface SoftCredential {
   backupState: boolean;
 }
 
-function coseKey(alg: Algorithm, publicKey: KeyObject): Buffer {
+function coseKey(alg: Algorithm, publicKey: KeyObject, offCurve = false): Buffer {
   const jwk = publicKey.export({ format: 'jwk' });
   const key = new Map<number, number | Uint8Array>();
   if (alg === 'ES256') {
-    key.set(1, 2).set(3, -7).set(-1, 1).set(-2, Buffer.from(jwk.x!, 'base64url')).set(-3, Buffer.from(jwk.y!, 'base64url'));
+    const y = offCurve ? Buffer.alloc(32, 7) : Buffer.from(jwk.y!, 'base64url');
+    key.set(1, 2).set(3, -7).set(-1, 1).set(-2, Buffer.from(jwk.x!, 'base64url')).set(-3, y);
   } else if (alg === 'RS256') {
     key.set(1, 3).set(3, -257).set(-1, Buffer.from(jwk.n!, 'base64url')).set(-2, Buffer.from(jwk.e!, 'base64url'));
   } else {
@@ -46,9 +47,9 @@ function coseKey(alg: Algorithm, publicKey: KeyObject): Buffer {
   return encodeCbor(key);
 }
 
-function keyPair(alg: Algorithm) {
+function keyPair(alg: Algorithm, rsaBits = 2048) {
   if (alg === 'ES256') return generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  if (alg === 'RS256') return generateKeyPairSync('rsa', { modulusLength: 2048 });
+  if (alg === 'RS256') return generateKeyPairSync('rsa', { modulusLength: rsaBits });
   return generateKeyPairSync('ed25519');
 }
 
@@ -83,13 +84,17 @@ export interface CreateOptions {
   credentialId?: Buffer;
   type?: string;
   transports?: string[];
+  /** ES256 only: publish a public key whose point is not on P-256 (a broken authenticator). */
+  offCurvePublicKey?: boolean;
+  /** RS256 only: the modulus size. */
+  rsaBits?: number;
 }
 
 export function createCredential(options: CreateOptions): { credential: SoftCredential; response: Record<string, unknown> } {
   const alg = options.alg ?? 'ES256';
-  const { privateKey, publicKey } = keyPair(alg);
+  const { privateKey, publicKey } = keyPair(alg, options.rsaBits);
   const id = options.credentialId ?? randomBytes(32);
-  const cose = coseKey(alg, publicKey);
+  const cose = coseKey(alg, publicKey, options.offCurvePublicKey);
   const idLength = Buffer.alloc(2);
   idLength.writeUInt16BE(id.length);
   const attested = Buffer.concat([options.aaguid ?? Buffer.alloc(16), idLength, id, cose]);

@@ -30,6 +30,16 @@ const numberToString = (v: unknown) => (typeof v === 'number' && Number.isFinite
 /** A string that also accepts a JSON number (`"userId": 123` becomes `"123"`). */
 export const looseString = () => z.preprocess(numberToString, z.string());
 
+/** A looseString of at most `max` characters; every free-text field that ends up in a token has one. */
+export const boundedString = (max: number) => looseString().pipe(z.string().max(max, `must be at most ${max} characters`));
+
+/** Limits of the free-text fields, generous for real values and small enough to keep tokens short. */
+export const MAX_NAME_LENGTH = 256;
+export const MAX_ORIGIN_LENGTH = 2048;
+export const MAX_RPID_LENGTH = 253;
+/** The spec's limit for an authentication configuration's purpose. */
+export const MAX_PURPOSE_LENGTH = 255;
+
 /** An enum whose values match case-insensitively and come out lowercase. */
 export function ciEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values, { message: `must be one of: ${values.join(', ')}` }));

@@ -1,11 +1,12 @@
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { ciEnum, ciObject, looseBoolean, looseString } from '../http/validation';
+import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, looseBoolean, looseString } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import { SUPPORTED_ALGORITHM_IDS } from '../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
+import { isUsablePublicKey } from '../webauthn/publicKey';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
@@ -37,8 +38,8 @@ export const registerTokenSchema = ciObject({
   userId: looseString()
     .pipe(z.string().min(1, 'is required'))
     .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
-  username: looseString().pipe(z.string().min(1, 'is required')),
-  displayName: looseString().nullish(),
+  username: boundedString(MAX_NAME_LENGTH).pipe(z.string().min(1, 'is required')),
+  displayName: boundedString(MAX_NAME_LENGTH).nullish(),
   // Validated in the service: an unknown value is `invalid_attestation`, as the reference answers.
   attestation: z.preprocess(emptyToUndefined, looseString().optional()),
   authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
@@ -71,8 +72,8 @@ export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
 export const registerBeginSchema = ciObject({
   token: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
 });
 
 export const registerCompleteSchema = ciObject({
@@ -214,6 +215,9 @@ export class RegistrationService {
     const credentialId = toBase64Url(credentialIdBytes);
     if (info.credential.id !== credentialId) {
       throw new ApiError('fido2_invalid_registration', { detail: 'The credential id in the attestation differs from rawId.' });
+    }
+    if (!isUsablePublicKey(info.credential.publicKey)) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The public key is not a valid key for its algorithm.' });
     }
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;

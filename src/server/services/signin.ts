@@ -1,7 +1,7 @@
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { ciObject, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
 import type { Db } from '../store';
 import { normaliseCredentialId } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
@@ -21,9 +21,9 @@ import { newVerifyPayload } from './verifyTokens';
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
   alias: looseString().nullish(),
-  purpose: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
+  purpose: boundedString(MAX_PURPOSE_LENGTH).nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
 });
 
 export const signinCompleteSchema = ciObject({

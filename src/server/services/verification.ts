@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { ciObject, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import type { AppSettingsCache } from './appSettings';
 import type { TokenService } from './tokens';
@@ -23,9 +23,9 @@ export const generateTokenSchema = ciObject({
       .max(MAX_GENERATED_TTL_SECONDS, `must be between 1 and ${MAX_GENERATED_TTL_SECONDS}`)
       .optional(),
   ),
-  purpose: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
+  purpose: boundedString(MAX_PURPOSE_LENGTH).nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
 });
 
 /**

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { ciObject, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
 
 export const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
 
 /** The fields every ceremony request from the browser client carries besides the credential. */
 export const ceremonyRequestFields = {
   session: looseString().nullish(),
-  origin: looseString().nullish(),
-  rpid: looseString().nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
 };
 
 /**
