@@ -40,6 +40,12 @@ export const MAX_RPID_LENGTH = 253;
 /** The spec's limit for an authentication configuration's purpose. */
 export const MAX_PURPOSE_LENGTH = 255;
 
+/** The customer's user id: required, at most 64 bytes (it becomes the WebAuthn user handle). */
+export const customerUserId = () =>
+  looseString()
+    .pipe(z.string().min(1, 'is required'))
+    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes');
+
 /** An enum whose values match case-insensitively and come out lowercase. */
 export function ciEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values, { message: `must be one of: ${values.join(', ')}` }));

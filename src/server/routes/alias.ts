@@ -2,14 +2,12 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { authOf, requireKey } from '../http/authenticate';
 import { listBody } from '../http/lists';
-import { ciObject, looseBoolean, looseString, parseWith } from '../http/validation';
+import { ciObject, customerUserId, looseBoolean, parseWith } from '../http/validation';
 import { aliasListSchema } from '../services/aliases';
 import type { Services } from '../services';
 
 const setAliasesSchema = ciObject({
-  userId: looseString()
-    .pipe(z.string().min(1, 'is required'))
-    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
+  userId: customerUserId(),
   aliases: aliasListSchema,
   hashing: z.preprocess((v) => (v === null ? undefined : v), looseBoolean().optional()),
 });

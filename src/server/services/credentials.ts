@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { ciObject, looseString } from '../http/validation';
 import type { Db } from '../store';
+import { descriptorOf } from '../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../webauthn/encoding';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
@@ -14,9 +15,8 @@ type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique
 
 /** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read. */
 export function credentialView(c: CredentialRow) {
-  const transports = JSON.parse(c.transports) as string[];
   return {
-    descriptor: { type: 'public-key', id: c.descriptorId, ...(transports.length > 0 ? { transports } : {}) },
+    descriptor: descriptorOf(c.descriptorId, c.transports),
     publicKey: base64UrlToBase64(c.publicKey),
     userHandle: base64UrlToBase64(c.userHandle),
     signatureCounter: Number(c.signatureCounter),

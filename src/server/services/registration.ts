@@ -1,12 +1,13 @@
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, looseBoolean, looseString } from '../http/validation';
+import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import { SUPPORTED_ALGORITHM_IDS } from '../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
 import { isUsablePublicKey } from '../webauthn/publicKey';
+import { descriptorOf } from '../webauthn/descriptors';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../webauthn/responseSchemas';
 import type { ClientContext } from '../webauthn/requestContext';
 import { describeVerificationFailure } from '../webauthn/verificationFailure';
@@ -23,21 +24,20 @@ const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
 const MAX_CREDENTIAL_ID_BYTES = 1023;
 const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
+const AUTHENTICATOR_TYPES = ['any', 'platform', 'cross-platform'] as const;
 
 // Reference accepts 'CrossPlatform', 'cross-platform', 0 and 1 for the attachment.
 const authenticatorType = z.preprocess((v) => {
   if (v === 0 || v === '0') return 'platform';
   if (v === 1 || v === '1') return 'cross-platform';
   return typeof v === 'string' ? v.toLowerCase().replace(/^crossplatform$/, 'cross-platform') : v;
-}, z.enum(['any', 'platform', 'cross-platform'], { message: 'must be one of: any, platform, cross-platform' }));
+}, z.enum(AUTHENTICATOR_TYPES, { message: `must be one of: ${AUTHENTICATOR_TYPES.join(', ')}` }));
 
 const emptyToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
 
 /** `POST /register/token`: the spec's registration request table. */
 export const registerTokenSchema = ciObject({
-  userId: looseString()
-    .pipe(z.string().min(1, 'is required'))
-    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
+  userId: customerUserId(),
   username: boundedString(MAX_NAME_LENGTH).pipe(z.string().min(1, 'is required')),
   displayName: boundedString(MAX_NAME_LENGTH).nullish(),
   // Validated in the service: an unknown value is `invalid_attestation`, as the reference answers.
@@ -61,7 +61,7 @@ export const registerTokenPayloadSchema = tokenPayload({
   username: z.string(),
   displayName: z.string(),
   attestation: z.enum(ATTESTATIONS),
-  authenticatorType: z.enum(['any', 'platform', 'cross-platform']),
+  authenticatorType: z.enum(AUTHENTICATOR_TYPES),
   discoverable: z.boolean(),
   userVerification: z.enum(USER_VERIFICATIONS),
   aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
@@ -88,7 +88,8 @@ export const registerCompleteSchema = ciObject({
 
 function parseAttestation(value: string | undefined): RegisterTokenPayload['attestation'] {
   const normalised = (value ?? 'none').toLowerCase();
-  if (normalised === 'none' || normalised === 'direct' || normalised === 'indirect') return normalised;
+  const known = ATTESTATIONS.find((a) => a === normalised);
+  if (known) return known;
   throw new ApiError('invalid_attestation', { detail: "attestation must be 'none', 'direct' or 'indirect'." });
 }
 
@@ -222,6 +223,7 @@ export class RegistrationService {
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
+    const backupEligible = info.credentialDeviceType === 'multiDevice';
     const now = new Date(this.now());
 
     const writes = () => {
@@ -247,7 +249,7 @@ export class RegistrationService {
             country: client.country,
             device: client.device,
             nickname: input.nickname ?? '',
-            backupEligible: info.credentialDeviceType === 'multiDevice',
+            backupEligible,
             backupState: info.credentialBackedUp,
             isDiscoverable: typeof rk === 'boolean' ? rk : null,
             uvInitialized: info.userVerified,
@@ -285,7 +287,7 @@ export class RegistrationService {
         nickname: input.nickname ?? '',
         credentialId,
         purpose: null,
-        backupEligible: info.credentialDeviceType === 'multiDevice',
+        backupEligible,
         backupState: info.credentialBackedUp,
       },
       this.now(),
@@ -297,9 +299,4 @@ export class RegistrationService {
 /** An ISO timestamp without an offset is UTC, as the spec says all timestamps are. */
 function parseUtc(iso: string): number {
   return Date.parse(/([zZ]|[+-]\d\d:?\d\d)$/.test(iso) ? iso : `${iso}Z`);
-}
-
-export function descriptorOf(descriptorId: string, transportsJson: string) {
-  const transports = JSON.parse(transportsJson) as string[];
-  return { type: 'public-key', id: descriptorId, ...(transports.length > 0 ? { transports } : {}) };
 }

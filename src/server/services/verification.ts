@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import type { AppSettingsCache } from './appSettings';
 import type { TokenService } from './tokens';
@@ -11,9 +11,7 @@ export const MAX_GENERATED_TTL_SECONDS = 604_800;
 export const verifyTokenSchema = ciObject({ token: looseString().nullish() });
 
 export const generateTokenSchema = ciObject({
-  userId: looseString()
-    .pipe(z.string().min(1, 'is required'))
-    .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes'),
+  userId: customerUserId(),
   timeToLive: z.preprocess(
     (v) => (v === null || v === '' ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
     z
