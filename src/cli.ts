@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './serviceDependencies';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/config';
 import { ApiError } from './server/http/problem';

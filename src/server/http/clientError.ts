@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { PROBLEM_CONTENT_TYPE } from '../../shared/problem';
 import { ApiError } from './problem';
 
 function problemFor(code: string | undefined): ApiError {
@@ -32,7 +33,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   socket.end(
     [
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}`,
-      'Content-Type: application/problem+json',
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
       `Content-Length: ${Buffer.byteLength(body)}`,
       'X-Content-Type-Options: nosniff',
       'Cache-Control: no-store',

@@ -50,5 +50,3 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-
-export const PROBLEM_TYPE_BASE = 'https://docs.passwordless.dev/guide/errors.html#';

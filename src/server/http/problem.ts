@@ -1,15 +1,8 @@
 import type { Response } from 'express';
-import { ERROR_CODES, PROBLEM_TYPE_BASE, type ErrorCode } from './errorCodes';
+import { PROBLEM_CONTENT_TYPE, problemBody, type ProblemBody } from '../../shared/problem';
+import { ERROR_CODES, type ErrorCode } from './errorCodes';
 
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  errorCode: string;
-  detail?: string;
-  errors?: Record<string, string[]>;
-  [extra: string]: unknown;
-}
+export type { ProblemBody };
 
 /** A failure the caller can act on; the HTTP layer turns it into application/problem+json. */
 export class ApiError extends Error {
@@ -32,9 +25,7 @@ export class ApiError extends Error {
   }
 
   toProblem(): ProblemBody {
-    const body: ProblemBody = { type: PROBLEM_TYPE_BASE + this.code, title: this.message, status: this.status, errorCode: this.code };
-    if (this.detail !== undefined) body.detail = this.detail;
-    return { ...body, ...this.extras };
+    return problemBody(this.code, this.status, this.message, this.detail, this.extras);
   }
 }
 
@@ -47,7 +38,7 @@ export function sendProblem(res: Response, problem: ProblemBody, headers: Record
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   const body = Buffer.from(JSON.stringify(problem));
   res.status(problem.status);
-  res.setHeader('Content-Type', 'application/problem+json');
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.setHeader('Content-Length', String(body.length));
   res.end(body);
 }

@@ -1,6 +1,7 @@
 import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
+import { TOKEN_PREFIXES, type TokenKind } from '../../shared/tokens';
 import type { Db } from '../store';
 
 /**
@@ -12,8 +13,8 @@ import type { Db } from '../store';
  * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
  * does not already know.
  */
-export type TokenKind = 'register' | 'session' | 'verify';
-const PREFIX: Record<TokenKind, string> = { register: 'register_', session: 'session_', verify: 'verify_' };
+export type { TokenKind };
+const PREFIX = TOKEN_PREFIXES;
 
 const DAY_MS = 24 * 3600 * 1000;
 const ROTATE_AFTER_MS = 7 * DAY_MS;

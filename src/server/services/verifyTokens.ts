@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { payloadTime, tokenPayload } from './tokens';
 import { base64UrlToBase64 } from '../webauthn/encoding';
+import { VERIFY_TOKEN_TYPES } from '../../shared/tokens';
 
-export const VERIFY_TOKEN_TYPES = ['passkey_register', 'passkey_signin', 'generated_signin', 'magic_link'] as const;
-export type VerifyTokenType = (typeof VERIFY_TOKEN_TYPES)[number];
+export { VERIFY_TOKEN_TYPES };
 
 /** What a `verify_` token carries; `/signin/verify` turns it into the verification result. */
 export const verifyTokenPayloadSchema = tokenPayload({
