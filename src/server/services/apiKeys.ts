@@ -1,26 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../shared/apiKeys';
 import type { Db } from '../store';
 
-export type KeyKind = 'public' | 'secret';
+export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
 export const PUBLIC_SCOPES = ['register', 'login'] as const;
 export const SECRET_SCOPES = ['token_register', 'token_verify'] as const;
 export type Scope = (typeof PUBLIC_SCOPES)[number] | (typeof SECRET_SCOPES)[number];
-
-export const APP_ID_PATTERN = /^[a-z][a-z0-9]{2,61}$/;
-const KEY_PATTERN = /^([a-z][a-z0-9]{2,61}):(public|secret):([0-9a-f]{32})$/;
-
-export interface ParsedKey {
-  appId: string;
-  kind: KeyKind;
-  /** The key's last four characters: its id within the app, not secret. */
-  keyId: string;
-}
-
-export function parseKey(value: string): ParsedKey | undefined {
-  const match = KEY_PATTERN.exec(value);
-  if (!match) return undefined;
-  return { appId: match[1], kind: match[2] as KeyKind, keyId: match[3].slice(-4) };
-}
 
 export function digestKey(value: string): string {
   return createHash('sha256').update(value).digest('hex');
