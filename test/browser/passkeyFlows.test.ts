@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/server/config';
 import { startService, type RunningService } from '../../src/server/server';
 import { createTestDatabase, MANAGEMENT_KEY, providers, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 import { findChromium, isCi, launchChromium } from './support/chromium';
-import { freeLoopbackPort, recordExchanges, type Exchange } from './support/net';
+import { freeLoopbackPort, recordExchanges, type Exchange } from '../support/net';
 import { startPageServer, type PageServer } from './support/pageServer';
 
 const TEST_TIMEOUT_MS = 60_000;

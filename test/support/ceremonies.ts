@@ -22,11 +22,12 @@ export interface RegisterOptions {
   headers?: Record<string, string>;
 }
 
+/** Anything with a supertest `http` against the service: an in-process TestService or a service process. */
+export type ServiceHttp = Pick<TestService, 'http'>;
+
 /** `/register/token` -> `/register/begin` -> software authenticator -> `/register/complete`. */
-export async function registerPasskey(svc: TestService, app: TestApp, options: RegisterOptions = {}) {
+export async function registerPasskey(svc: ServiceHttp, app: TestApp, options: RegisterOptions = {}) {
   const userId = options.userId ?? `user-${Math.random().toString(36).slice(2)}`;
-  const origin = options.origin ?? ORIGIN;
-  const rpId = options.rpId ?? RPID;
   const tokenRes = await svc.http
     .post('/register/token')
     .set('ApiSecret', app.apiSecret)
@@ -41,7 +42,14 @@ export async function registerPasskey(svc: TestService, app: TestApp, options: R
       ...options.tokenBody,
     });
   if (tokenRes.status !== 200) throw new Error(`register/token ${tokenRes.status} ${JSON.stringify(tokenRes.body)}`);
-  const begin = await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: tokenRes.body.token, RPID: rpId, Origin: origin });
+  return { userId, ...(await finishRegistration(svc, app, tokenRes.body.token, options)) };
+}
+
+/** What the browser does with a registration token: `/register/begin` -> software authenticator -> `/register/complete`. */
+export async function finishRegistration(svc: ServiceHttp, app: Pick<TestApp, 'apiKey'>, registerToken: string, options: RegisterOptions = {}) {
+  const origin = options.origin ?? ORIGIN;
+  const rpId = options.rpId ?? RPID;
+  const begin = await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: registerToken, RPID: rpId, Origin: origin });
   if (begin.status !== 200) throw new Error(`register/begin ${begin.status} ${JSON.stringify(begin.body)}`);
   const { credential, response } = createCredential({ challenge: begin.body.data.challenge, rpId, origin, userHandle: begin.body.data.user.id, ...options.authenticator });
   const completeBody = { session: begin.body.session, response, nickname: options.nickname, RPID: rpId, Origin: origin };
@@ -50,7 +58,7 @@ export async function registerPasskey(svc: TestService, app: TestApp, options: R
     .set('ApiKey', app.apiKey)
     .set(options.headers ?? {})
     .send(completeBody);
-  return { userId, credential, begin, complete, completeBody, registerToken: tokenRes.body.token as string };
+  return { credential, begin, complete, completeBody, registerToken };
 }
 
 export interface SigninOptions {
@@ -65,7 +73,7 @@ export interface SigninOptions {
 }
 
 /** `/signin/begin` -> software authenticator -> `/signin/complete`; returns both responses. */
-export async function signIn(svc: TestService, app: TestApp, credential: SoftCredential, options: SigninOptions = {}) {
+export async function signIn(svc: ServiceHttp, app: Pick<TestApp, 'apiKey'>, credential: SoftCredential, options: SigninOptions = {}) {
   const origin = options.origin ?? ORIGIN;
   const rpId = options.rpId ?? RPID;
   const begin = await svc.http
@@ -83,6 +91,6 @@ export async function signIn(svc: TestService, app: TestApp, credential: SoftCre
   return { begin, complete, completeBody };
 }
 
-export async function verifyToken(svc: TestService, app: TestApp, token: string) {
+export async function verifyToken(svc: ServiceHttp, app: Pick<TestApp, 'apiSecret'>, token: string) {
   return svc.http.post('/signin/verify').set('ApiSecret', app.apiSecret).send({ token });
 }

@@ -1,0 +1,147 @@
+import type { VerifyTokenType } from '../shared/tokens';
+
+// The private API's request and answer shapes, as the service (and the spec) define them.
+
+export type Attestation = 'none' | 'direct' | 'indirect';
+export type AuthenticatorType = 'any' | 'platform' | 'cross-platform';
+export type UserVerification = 'discouraged' | 'preferred' | 'required';
+
+/** `POST /register/token`. */
+export interface RegisterOptions {
+  /** The WebAuthn user handle: at most 64 bytes, no personal data. */
+  userId: string;
+  username: string;
+  displayName?: string;
+  attestation?: Attestation;
+  authenticatorType?: AuthenticatorType;
+  discoverable?: boolean;
+  userVerification?: UserVerification;
+  /** Default: now + 120 s. */
+  expiresAt?: Date | string;
+  /** An empty list leaves the user's existing aliases as they are. */
+  aliases?: string[];
+  aliasHashing?: boolean;
+  hints?: ('security-key' | 'client-device' | 'hybrid')[];
+}
+
+/** `POST /signin/verify`: what a valid token proves. */
+export interface VerifiedUser {
+  success: boolean;
+  userId: string;
+  timestamp: string;
+  rpid: string | null;
+  rpId: string | null;
+  origin: string | null;
+  device: string | null;
+  country: string | null;
+  nickname: string | null;
+  /** Standard base64. */
+  credentialId: string | null;
+  expiresAt: string;
+  tokenId: string;
+  type: VerifyTokenType;
+  purpose: string | null;
+  backupEligible: boolean | null;
+  backupState: boolean | null;
+}
+
+/** One element of `/credentials/list`. */
+export interface Credential {
+  descriptor: { type: 'public-key'; id: string; transports?: string[] };
+  publicKey: string;
+  userHandle: string;
+  signatureCounter: number;
+  attestationFmt: string;
+  createdAt: string;
+  aaGuid: string;
+  lastUsedAt: string;
+  rpid: string;
+  origin: string;
+  country: string;
+  device: string;
+  nickname: string;
+  userId: string;
+  backupState: boolean;
+  isBackupEligible: boolean;
+  isDiscoverable: boolean | null;
+}
+
+/** One element of `/alias/list`. `alias` is the stored hash; `plaintext` only when stored unhashed. */
+export interface AliasPointer {
+  userId: string;
+  alias: string;
+  plaintext: string | null;
+}
+
+/** One element of `/users/list`. */
+export interface UserSummary {
+  userId: string;
+  aliasCount: number;
+  aliases: (string | null)[];
+  credentialsCount: number;
+  lastUsedAt: string | null;
+}
+
+/** `POST /signin/generate-token`. */
+export interface GenerateTokenOptions {
+  userId: string;
+  /** Seconds, default 120. */
+  timeToLive?: number;
+}
+
+/** `POST /magic-links/send`. */
+export interface MagicLinkOptions {
+  emailAddress: string;
+  /** An absolute http(s) URL containing `$TOKEN`. */
+  urlTemplate: string;
+  userId: string;
+  /** Seconds, default 3600. */
+  timeToLive?: number;
+}
+
+/** An authentication configuration (purpose) as `/auth-configs/list` answers it. */
+export interface AuthConfiguration {
+  purpose: string;
+  /** Seconds. */
+  timeToLive: number;
+  userVerificationRequirement: UserVerification;
+  createdBy: string;
+  createdOn: string | null;
+  editedBy: string | null;
+  editedOn: string | null;
+  lastUsedOn: string | null;
+  [extra: string]: unknown;
+}
+
+/** `POST /auth-configs/add` and `POST /auth-configs`. */
+export interface AuthConfigurationInput {
+  purpose: string;
+  /** `hh:mm:ss` or `d.hh:mm:ss`, or whole seconds. */
+  timeToLive: string | number;
+  userVerificationRequirement: UserVerification;
+  performedBy: string;
+}
+
+/** One page of `GET /events`. */
+export interface EventLogPage {
+  tenantId: string;
+  events: {
+    id?: string;
+    performedAt: string;
+    eventType: string;
+    message: string;
+    severity: string;
+    performedBy?: string;
+    subject: string;
+    apiKeyId: string;
+  }[];
+  totalEventCount: number;
+}
+
+/** `POST /apps/features` (the reference's names). */
+export interface AppFeaturesInput {
+  enableMagicLinks?: boolean;
+  enableManuallyGeneratedAuthenticationTokens?: boolean;
+  eventLoggingRetentionPeriod?: number;
+  performedBy?: string;
+}

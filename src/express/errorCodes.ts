@@ -1,0 +1,35 @@
+import { problemBody, type ProblemBody } from '../shared/problem';
+
+/**
+ * The middleware's own error codes (the service's problems pass through with theirs). One
+ * dictionary, like the service's, so every problem these routes write takes its status and title here.
+ */
+export const HOST_ERRORS = {
+  validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
+  missing_token: { status: 400, title: 'This operation requires a token to be passed.' },
+  invalid_token: { status: 400, title: "The token is not a sign-in result: it should start with 'verify_'." },
+  not_signed_in: { status: 401, title: 'You must be signed in to do this.' },
+  unknown_user: { status: 401, title: 'The passkey is valid, but it belongs to no user of this site.' },
+  token_not_accepted: { status: 401, title: 'This token cannot be used to sign in here.' },
+  sign_in_failed: { status: 401, title: 'The sign-in could not be completed.' },
+  cross_site_request: { status: 403, title: 'Cross-site requests are not accepted here.' },
+  user_exists: { status: 409, title: 'A user with this email address already exists.' },
+  payload_too_large: { status: 413, title: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, title: 'The request body must be JSON (Content-Type: application/json).' },
+  internal_error: { status: 500, title: 'The request could not be completed.' },
+  service_misconfigured: { status: 502, title: 'The passwordless service refused the credentials this site uses.' },
+  service_error: { status: 502, title: 'The passwordless service failed.' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type HostErrorCode = keyof typeof HOST_ERRORS;
+
+/** A failure in one of the middleware's routes, answered as a problem with its code's status. */
+export class HostProblem extends Error {
+  readonly problem: ProblemBody;
+
+  constructor(code: HostErrorCode, detail?: string, extras?: Record<string, unknown>) {
+    super(HOST_ERRORS[code].title);
+    this.name = 'HostProblem';
+    this.problem = problemBody(code, HOST_ERRORS[code].status, HOST_ERRORS[code].title, detail, extras);
+  }
+}

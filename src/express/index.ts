@@ -1,0 +1,14 @@
+/**
+ * `passwordless-selfhost/express`: passkey sign-in for Express apps, against a passwordless
+ * service. Imports nothing of the service itself (no Prisma, no SQLite).
+ */
+export { passwordless, DEFAULT_PATHS, type PasswordlessMiddleware, type PasswordlessOptions, type PasswordlessPaths } from './passwordless';
+export { PasswordlessStrategy, type AccountLookup, type PasswordlessFailure, type PasswordlessStrategyOptions, type PasswordlessSuccessInfo } from './strategy';
+export { PasswordlessClient, DEFAULT_API_URL, type PasswordlessClientOptions } from './client';
+export { PasswordlessApiError, PasswordlessSettingsError, PasswordlessUnreachableError } from './errors';
+export { resolveSettings, DEFAULT_SIGN_IN_SCHEME, type PasswordlessSettings, type PasswordlessSettingsInput, type RegisterSettings } from './settings';
+export { InMemoryUserStore, UserExistsError, type LocalUser, type NewUser, type UserStore } from './userStore';
+export { sessionSerializers } from './sessionSerializers';
+export type { HostLogger, PassportLike } from './routes/context';
+export type { ProblemBody } from '../shared/problem';
+export type * from './apiTypes';

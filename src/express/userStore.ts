@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+
+/** What the middleware needs to know of a local user. Hosts may keep more. */
+export interface LocalUser {
+  /** The user's id in the host; also the service's userId (at most 64 bytes, no personal data). */
+  id: string;
+  email: string;
+  username: string;
+  displayName: string;
+}
+
+export interface NewUser {
+  email: string;
+  username: string;
+  displayName: string;
+}
+
+/**
+ * The host's users, as the middleware uses them. `create` throws {@link UserExistsError} when the
+ * email address is taken; `findById` answers undefined (or null) for an unknown id.
+ */
+export interface UserStore<U extends LocalUser = LocalUser> {
+  create(user: NewUser): Promise<U>;
+  findById(id: string): Promise<U | undefined | null>;
+  remove(id: string): Promise<void>;
+}
+
+/** Thrown by a store's `create` for an email address another user already has. */
+export class UserExistsError extends Error {
+  constructor() {
+    super('A user with this email address already exists.');
+    this.name = 'UserExistsError';
+  }
+}
+
+/** A store in memory, for tests and demos: ids are random UUIDs, email addresses unique in any case. */
+export class InMemoryUserStore implements UserStore {
+  readonly #users = new Map<string, LocalUser>();
+
+  async create(user: NewUser): Promise<LocalUser> {
+    const email = user.email.toLowerCase();
+    for (const existing of this.#users.values()) if (existing.email.toLowerCase() === email) throw new UserExistsError();
+    const created = { id: randomUUID(), ...user };
+    this.#users.set(created.id, created);
+    return { ...created };
+  }
+
+  async findById(id: string): Promise<LocalUser | undefined> {
+    const user = this.#users.get(id);
+    return user && { ...user };
+  }
+
+  async remove(id: string): Promise<void> {
+    this.#users.delete(id);
+  }
+
+  /** How many users the store holds (for tests that check nothing was left behind). */
+  get size(): number {
+    return this.#users.size;
+  }
+}

@@ -1,0 +1,408 @@
+/**
+ * The Express middleware in a host app (express-session + Passport), against a real service
+ * process (`node dist/cli.js serve`). The browser's part of each ceremony is played by the
+ * software authenticator talking to the service, as the browser client would.
+ */
+import express, { type Express } from 'express';
+import session from 'express-session';
+import { Passport } from 'passport';
+import supertest from 'supertest';
+import { InMemoryUserStore, passwordless, type LocalUser, type PasswordlessOptions, type UserStore } from '../../src/express';
+import { TokenService } from '../../src/server/services/tokens';
+import { newVerifyPayload } from '../../src/server/services/verifyTokens';
+import { openStore } from '../../src/server/store';
+import { finishRegistration, signIn } from '../support/ceremonies';
+import { freeLoopbackPort } from '../support/net';
+import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import type { TestApp } from '../support/testService';
+
+jest.setTimeout(60_000);
+
+let service: ServiceProcess & { database: { url: string } };
+let app: TestApp;
+
+beforeAll(async () => {
+  service = await startServiceProcess();
+  app = await service.createApp();
+});
+afterAll(() => service?.stop());
+
+interface Host {
+  host: Express;
+  users: UserStore & { size?: number };
+  auth: ReturnType<typeof passwordless>;
+  agent: ReturnType<typeof supertest.agent>;
+  /** Every body the host sent, to check no secret ever left it. */
+  bodies: string[];
+}
+
+/** A host app as the README shows it, plus a protected `/me` and a route that only touches the session. */
+function hostApp(options: Partial<PasswordlessOptions> = {}, users: UserStore = new InMemoryUserStore()): Host {
+  const passport = new Passport();
+  const host = express();
+  const bodies: string[] = [];
+  host.use((_req, res, next) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] === 'string' || Buffer.isBuffer(args[0])) bodies.push(String(args[0]));
+      return end(...args);
+    }) as typeof res.end;
+    next();
+  });
+  host.use(session({ secret: 'host-session-secret', resave: false, saveUninitialized: false }));
+  host.use(passport.initialize());
+  host.use(passport.session());
+  const auth = passwordless({ users, passport, env: {}, apiKey: app.apiKey, apiSecret: app.apiSecret, apiUrl: service.url, ...options });
+  host.use(auth);
+  host.get('/me', auth.requireUser, (req, res) => {
+    res.json(req.user);
+  });
+  host.post('/touch', (req, res) => {
+    (req.session as unknown as { visited: boolean }).visited = true;
+    res.status(204).end();
+  });
+  // A host's own route on the same strategy.
+  host.post('/own-login', express.json(), passport.authenticate(auth.settings.signInScheme), (req, res) => {
+    res.json({ signedInAs: (req.user as LocalUser).id });
+  });
+  return { host, users, auth, agent: supertest.agent(host), bodies };
+}
+
+let counter = 0;
+const newEmail = () => `user${++counter}-${Date.now()}@example.com`;
+
+/** Sign-up through the host, then the passkey ceremony against the service; returns the register verify token. */
+async function signUp(h: Host, email = newEmail(), extra: Record<string, unknown> = {}) {
+  const res = await h.agent.post('/passwordless-register').send({ email, username: email.split('@')[0], displayName: 'Test User', ...extra });
+  expect(res.status).toBe(200);
+  expect(res.body.token).toMatch(/^register_/);
+  const registration = await finishRegistration(service, app, res.body.token);
+  expect(registration.complete.status).toBe(200);
+  return {
+    email,
+    registerToken: res.body.token as string,
+    options: registration.begin.body.data,
+    credential: registration.credential,
+    verifyToken: registration.complete.body.token as string,
+  };
+}
+
+function sessionCookie(res: supertest.Response): string | undefined {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return cookies.find((c) => c.startsWith('connect.sid='))?.split(';')[0];
+}
+
+function expectProblem(res: supertest.Response, status: number, errorCode: string): void {
+  expect({ status: res.status, contentType: res.headers['content-type'], errorCode: res.body?.errorCode }).toEqual({
+    status,
+    contentType: 'application/problem+json',
+    errorCode,
+  });
+  expect(res.body).toMatchObject({ type: expect.stringContaining(errorCode), title: expect.any(String), status });
+}
+
+describe('sign-up, sign-in, sessions', () => {
+  let h: Host;
+  beforeEach(() => {
+    h = hostApp();
+  });
+  afterEach(() => {
+    for (const body of h.bodies) expect(body).not.toContain(app.apiSecret);
+  });
+
+  it('signs up: creates the local user and answers a registration token; the new passkey signs in and opens a session', async () => {
+    const { email, verifyToken } = await signUp(h);
+    expect((h.users as InMemoryUserStore).size).toBe(1);
+
+    const login = await h.agent.post('/passwordless-login').send({ token: verifyToken });
+    expect(login.status).toBe(200);
+    expect(login.body).toEqual({ id: expect.any(String), email, username: email.split('@')[0], displayName: 'Test User' });
+    expect(sessionCookie(login)).toBeDefined();
+
+    const me = await h.agent.get('/me');
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ id: login.body.id, email });
+  });
+
+  it('registers with the default Register settings, the local user id as userId and the email as an alias', async () => {
+    const before = Date.now();
+    const { email, credential, options, registerToken } = await signUp(h);
+    expect(options).toMatchObject({
+      user: { name: email.split('@')[0], displayName: 'Test User' },
+      attestation: 'none',
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    });
+    expect(options.authenticatorSelection.authenticatorAttachment).toBeUndefined();
+    // Register__Expiration (default two minutes) from now; the token payload is signed, not secret.
+    const payload = JSON.parse(Buffer.from(registerToken.slice('register_'.length).split('.')[0], 'base64url').toString());
+    expect(payload.exp).toBeGreaterThanOrEqual(before + 120_000);
+    expect(payload.exp).toBeLessThanOrEqual(Date.now() + 120_000);
+    expect(payload.aliasHashing).toBe(true);
+    const signin = await signIn(service, app, credential, { alias: email });
+    expect(signin.complete.status).toBe(200);
+    const login = await h.agent.post('/passwordless-login').send({ token: signin.complete.body.token });
+    expect(login.status).toBe(200);
+    expect(login.body.email).toBe(email);
+    expect(Buffer.from(options.user.id, 'base64url').toString()).toBe(login.body.id);
+    expect(await h.auth.client.listCredentials(login.body.id)).toHaveLength(1);
+  });
+
+  it('sends configured Register settings in the form the service expects', async () => {
+    const custom = hostApp({
+      env: {
+        Passwordless__Register__UserVerification: 'Required',
+        Passwordless__Register__Discoverable: 'False',
+        Passwordless__Register__AuthenticationType: 'Platform',
+        Passwordless__Register__Expiration: '00:10:00',
+        Passwordless__Register__AliasHashing: 'false',
+      },
+    });
+    const before = Date.now();
+    const res = await custom.agent.post('/passwordless-register').send({ email: newEmail(), username: 'configured' });
+    expect(res.status).toBe(200);
+    const begin = await service.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: res.body.token, RPID: 'app.example.com', Origin: 'https://app.example.com' });
+    expect(begin.body.data.authenticatorSelection).toEqual({ authenticatorAttachment: 'platform', residentKey: 'discouraged', requireResidentKey: false, userVerification: 'required' });
+    const payload = JSON.parse(Buffer.from(res.body.token.slice('register_'.length).split('.')[0], 'base64url').toString());
+    expect(payload.exp).toBeGreaterThanOrEqual(before + 600_000);
+    expect(payload.aliasHashing).toBe(false);
+  });
+
+  it('gives the session a new id at login, so an id fixed before sign-in is worthless', async () => {
+    const { verifyToken } = await signUp(h);
+    const before = sessionCookie(await h.agent.post('/touch'));
+    expect(before).toBeDefined();
+    const login = await h.agent.post('/passwordless-login').send({ token: verifyToken });
+    const after = sessionCookie(login);
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    // The pre-login cookie does not carry the sign-in.
+    expectProblem(await supertest(h.host).get('/me').set('Cookie', before!), 401, 'not_signed_in');
+    expect((await supertest(h.host).get('/me').set('Cookie', after!)).status).toBe(200);
+  });
+
+  it('signs out: 204, the session is gone and its cookie no longer signs in', async () => {
+    const { verifyToken } = await signUp(h);
+    const login = await h.agent.post('/passwordless-login').send({ token: verifyToken });
+    const cookie = sessionCookie(login)!;
+    const logout = await h.agent.post('/passwordless-logout');
+    expect(logout.status).toBe(204);
+    expectProblem(await h.agent.get('/me'), 401, 'not_signed_in');
+    expectProblem(await supertest(h.host).get('/me').set('Cookie', cookie), 401, 'not_signed_in');
+    // Signing out when not signed in is fine too.
+    expect((await supertest(h.host).post('/passwordless-logout')).status).toBe(204);
+  });
+
+  it('signs in again with a passkey sign-in (by alias and discoverably)', async () => {
+    const { email, credential } = await signUp(h);
+    for (const options of [{ alias: email }, {}]) {
+      const signin = await signIn(service, app, credential, options);
+      expect(signin.complete.status).toBe(200);
+      const login = await supertest.agent(h.host).post('/passwordless-login').send({ token: signin.complete.body.token });
+      expect(login.status).toBe(200);
+      expect(login.body.email).toBe(email);
+    }
+  });
+
+  it('adds a second passkey for the signed-in user, keeping the email alias', async () => {
+    const { email, verifyToken, credential } = await signUp(h);
+    const login = await h.agent.post('/passwordless-login').send({ token: verifyToken });
+    const add = await h.agent.post('/passwordless-add-credential').send({ displayName: 'Work laptop' });
+    expect(add.status).toBe(200);
+    expect(add.body.token).toMatch(/^register_/);
+    const second = await finishRegistration(service, app, add.body.token);
+    expect(second.complete.status).toBe(200);
+    expect(await h.auth.client.listCredentials(login.body.id)).toHaveLength(2);
+    // Both passkeys still sign in by the email alias.
+    for (const c of [credential, second.credential]) expect((await signIn(service, app, c, { alias: email })).complete.status).toBe(200);
+  });
+
+  it('refuses to add a passkey for nobody: 401', async () => {
+    expectProblem(await supertest(h.host).post('/passwordless-add-credential').send({}), 401, 'not_signed_in');
+  });
+
+  it('works with passport.authenticate(scheme) in a host route of its own', async () => {
+    const { verifyToken } = await signUp(h);
+    const own = await h.agent.post('/own-login').send({ token: verifyToken });
+    expect(own.status).toBe(200);
+    expect(typeof own.body.signedInAs).toBe('string');
+    expect((await h.agent.get('/me')).status).toBe(200);
+    // Passport answers any failure of a host's own route with 401.
+    expect((await supertest(h.host).post('/own-login').send({ token: verifyToken })).status).toBe(401);
+  });
+});
+
+describe('tokens the service refuses reach the caller as the service answered them', () => {
+  let h: Host;
+  beforeAll(() => {
+    h = hostApp();
+  });
+
+  it('a token of another app: 400 invalid_token, the service problem unchanged', async () => {
+    const other = await service.createApp();
+    const { token } = (await service.http.post('/signin/generate-token').set('ApiSecret', other.apiSecret).send({ userId: 'someone' })).body;
+    const direct = await service.http.post('/signin/verify').set('ApiSecret', app.apiSecret).send({ token });
+    const login = await h.agent.post('/passwordless-login').send({ token });
+    expectProblem(login, 400, 'invalid_token');
+    expect({ ...login.body, traceId: undefined }).toEqual({ ...direct.body, traceId: undefined });
+    expectProblem(await h.agent.get('/me'), 401, 'not_signed_in');
+  });
+
+  it('an expired token: 403 expired_token', async () => {
+    // Signed with the app's own keys (the service's database), with an expiry in the past.
+    const store = openStore(service.database.url);
+    try {
+      await service.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: 'warm-up' });
+      const payload = newVerifyPayload(
+        {
+          app: app.appId,
+          type: 'passkey_signin',
+          ttlSeconds: 120,
+          userId: 'anyone',
+          rpId: null,
+          origin: null,
+          device: null,
+          country: null,
+          nickname: null,
+          credentialId: null,
+          purpose: 'sign-in',
+          backupEligible: null,
+          backupState: null,
+        },
+        Date.now() - 600_000,
+      );
+      const token = await new TokenService(store.db).issue('verify', payload);
+      const login = await h.agent.post('/passwordless-login').send({ token });
+      expectProblem(login, 403, 'expired_token');
+      expect(login.body.title).toMatch(/expired .* ago/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a token used twice: the second login gets 400 token_already_used', async () => {
+    const { verifyToken } = await signUp(h);
+    expect((await supertest(h.host).post('/passwordless-login').send({ token: verifyToken })).status).toBe(200);
+    expectProblem(await supertest(h.host).post('/passwordless-login').send({ token: verifyToken }), 400, 'token_already_used');
+  });
+
+  it('no token, or a registration token: 400 without asking the service', async () => {
+    expectProblem(await h.agent.post('/passwordless-login').send({}), 400, 'missing_token');
+    expectProblem(await h.agent.post('/passwordless-login').send({ token: 'register_abc' }), 400, 'invalid_token');
+  });
+
+  it('a valid token of a user the host does not know: 401 unknown_user', async () => {
+    const ghost = await finishRegistration(service, app, (await service.http.post('/register/token').set('ApiSecret', app.apiSecret).send({ userId: 'ghost', username: 'ghost' })).body.token);
+    const signin = await signIn(service, app, ghost.credential, { userId: 'ghost' });
+    expectProblem(await h.agent.post('/passwordless-login').send({ token: signin.complete.body.token }), 401, 'unknown_user');
+  });
+
+  it('a token that is not a passkey sign-in (generated): 401 token_not_accepted', async () => {
+    const { verifyToken } = await signUp(h);
+    const login = await supertest(h.host).post('/passwordless-login').send({ token: verifyToken });
+    const { token } = (await service.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: login.body.id })).body;
+    expectProblem(await supertest(h.host).post('/passwordless-login').send({ token }), 401, 'token_not_accepted');
+  });
+
+  it('with signInAfterRegister off, the registration token does not sign in', async () => {
+    const strict = hostApp({ signInAfterRegister: false });
+    const { verifyToken } = await signUp(strict);
+    expectProblem(await strict.agent.post('/passwordless-login').send({ token: verifyToken }), 401, 'token_not_accepted');
+  });
+});
+
+describe('sign-up input and failures leave no half-created user', () => {
+  it('refuses bad input with a 400 problem naming the field', async () => {
+    const h = hostApp();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ username: 'a' }, 'email'],
+      [{ email: 'not-an-address', username: 'a' }, 'email'],
+      [{ email: newEmail() }, 'username'],
+      [{ email: newEmail(), username: 'a', aliases: Array.from({ length: 11 }, (_, i) => `alias${i}`) }, 'aliases'],
+      [{ email: newEmail(), username: 'a', aliases: 'alias' }, 'aliases'],
+      [{ email: newEmail(), username: 'a', aliases: Array.from({ length: 10 }, (_, i) => `alias${i}`) }, 'aliases'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await h.agent.post('/passwordless-register').send(body);
+      expectProblem(res, 400, 'validation_failed');
+      expect(Object.keys(res.body.errors)).toContain(field);
+    }
+    expect((h.users as InMemoryUserStore).size).toBe(0);
+  });
+
+  it('answers 409 for an email address already taken, in any case', async () => {
+    const h = hostApp();
+    const email = newEmail();
+    await signUp(h, email);
+    expectProblem(await h.agent.post('/passwordless-register').send({ email: email.toUpperCase(), username: 'again' }), 409, 'user_exists');
+    expect((h.users as InMemoryUserStore).size).toBe(1);
+  });
+
+  it('removes the new user when the service refuses the registration (an alias of another user: 409 from the service)', async () => {
+    const h = hostApp();
+    const taken = `taken-${Date.now()}@example.com`;
+    expect((await service.http.post('/alias').set('ApiSecret', app.apiSecret).send({ userId: 'owner', aliases: [taken] })).status).toBe(204);
+    const res = await h.agent.post('/passwordless-register').send({ email: taken, username: 'late' });
+    expectProblem(res, 409, 'alias_conflict');
+    expect((h.users as InMemoryUserStore).size).toBe(0);
+  });
+
+  it('removes the new user when the service cannot be reached: 502 service_unreachable', async () => {
+    const closedPort = await freeLoopbackPort();
+    const h = hostApp({ apiUrl: `http://127.0.0.1:${closedPort}`, logger: { error: () => undefined } });
+    expectProblem(await h.agent.post('/passwordless-register').send({ email: newEmail(), username: 'offline' }), 502, 'service_unreachable');
+    expect((h.users as InMemoryUserStore).size).toBe(0);
+  });
+
+  it('does not let a visitor see that the site itself is misconfigured (wrong ApiSecret): 502, logged without the secret', async () => {
+    const logged: string[] = [];
+    const wrongSecret = `${app.appId}:secret:${'0'.repeat(32)}`;
+    const h = hostApp({ apiSecret: wrongSecret, logger: { error: (details, message) => logged.push(`${message} ${JSON.stringify(details)}`) } });
+    expectProblem(await h.agent.post('/passwordless-register').send({ email: newEmail(), username: 'x' }), 502, 'service_misconfigured');
+    expect((h.users as InMemoryUserStore).size).toBe(0);
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged) expect(line).not.toContain(wrongSecret);
+  });
+});
+
+describe('request hygiene', () => {
+  it('refuses requests another site made (Sec-Fetch-Site: cross-site) and bodies that are not JSON', async () => {
+    const h = hostApp();
+    expectProblem(await h.agent.post('/passwordless-logout').set('Sec-Fetch-Site', 'cross-site'), 403, 'cross_site_request');
+    expect((await h.agent.post('/passwordless-logout').set('Sec-Fetch-Site', 'same-origin')).status).toBe(204);
+    expectProblem(await h.agent.post('/passwordless-register').type('form').send('email=a@example.com&username=a'), 415, 'unsupported_media_type');
+    expectProblem(await h.agent.post('/passwordless-login').set('Content-Type', 'application/json').send('{"token":'), 400, 'validation_failed');
+  });
+
+  it('mounts the routes at configured paths, leaves out a path set to null, and exposes the browser config only when asked', async () => {
+    const h = hostApp({ paths: { login: '/auth/login', register: null }, exposeConfig: true, publicApiUrl: 'https://passkeys.example.com/' });
+    expect((await h.agent.post('/passwordless-register').send({ email: newEmail(), username: 'x' })).status).toBe(404);
+    expectProblem(await h.agent.post('/auth/login').send({}), 400, 'missing_token');
+    const config = await h.agent.get('/passwordless-config');
+    expect(config.status).toBe(200);
+    expect(config.body).toEqual({ apiUrl: 'https://passkeys.example.com', apiKey: app.apiKey });
+    expect((await hostApp().agent.get('/passwordless-config')).status).toBe(404);
+  });
+
+  it('reads the service userId from UserIdClaimType', async () => {
+    interface HandleUser extends LocalUser {
+      handle: string;
+    }
+    const byHandle = new Map<string, HandleUser>();
+    const users: UserStore<HandleUser> = {
+      async create(user) {
+        const created = { ...user, id: `local-${byHandle.size}`, handle: `h-${Date.now()}-${byHandle.size}` };
+        byHandle.set(created.handle, created);
+        return created;
+      },
+      findById: async (handle) => byHandle.get(handle),
+      remove: async (handle) => void byHandle.delete(handle),
+    };
+    const h = hostApp({ userIdClaimType: 'handle' }, users as UserStore);
+    const { verifyToken } = await signUp(h);
+    const [user] = [...byHandle.values()];
+    expect(await h.auth.client.listCredentials(user.handle)).toHaveLength(1);
+    const login = await h.agent.post('/passwordless-login').send({ token: verifyToken });
+    expect(login.status).toBe(200);
+    expect((await h.agent.get('/me')).body.handle).toBe(user.handle);
+  });
+});
