@@ -38,4 +38,4 @@ const prismaCli = join(root, 'node_modules', 'prisma', 'build', 'index.js');
 for (const schema of [canonical, derived]) {
   execFileSync(process.execPath, [prismaCli, 'generate', '--schema', schema], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
 }
-console.log('prisma clients generated (sqlite, postgresql)');
+console.error('prisma clients generated (sqlite, postgresql)');

@@ -1,0 +1,62 @@
+/**
+ * The middleware is what a host loads; the service is not. Every import under src/express (and
+ * the src/shared it may use) must stay inside those two folders or name a package a middleware-only
+ * host actually installs: a dependency, a required peer, or a Node built-in.
+ */
+import { builtinModules } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+};
+const requiredPeers = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
+const installedForHosts = new Set([...Object.keys(manifest.dependencies), ...requiredPeers]);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** Module specifiers of static imports, re-exports and requires (type-only imports included: their types ship too). */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    found.push(match[1] ?? match[2] ?? match[3]);
+  }
+  return found;
+}
+
+const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+
+describe('the middleware boundary', () => {
+  const files = [...sourceFiles(join(ROOT, 'src', 'express')), ...sourceFiles(join(ROOT, 'src', 'shared'))];
+  const allowedDirs = [join(ROOT, 'src', 'express'), join(ROOT, 'src', 'shared')];
+
+  it('finds the middleware sources', () => {
+    expect(files.length).toBeGreaterThan(5);
+  });
+
+  it.each(files.map((f) => [relative(ROOT, f), f]))('%s imports nothing of the service and no package a host lacks', (_name, file) => {
+    const bad: string[] = [];
+    for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier);
+        if (!allowedDirs.some((dir) => target === dir || target.startsWith(`${dir}/`))) bad.push(specifier);
+      } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier) && !installedForHosts.has(packageName(specifier))) {
+        bad.push(specifier);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('keeps the service packages out of what a host installs', () => {
+    for (const name of ['@prisma/client', 'better-sqlite3', 'pg', '@simplewebauthn/server', 'prisma']) expect(installedForHosts.has(name)).toBe(false);
+  });
+});
