@@ -1,7 +1,8 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import defaultPassport from 'passport';
 import { PasswordlessClient } from './client';
 import { HostProblem } from './errorCodes';
+import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
 import { problemOf, refuseCrossSite, sendProblem } from './http';
 import { addCredentialRoute } from './routes/addCredential';
 import { configRoute } from './routes/config';
@@ -69,6 +70,11 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   userIdOf(user: unknown): string | undefined;
   /** Lets signed-in requests through; answers others with a 401 problem. */
   requireUser: RequestHandler;
+  /**
+   * An error handler for the host's own routes that call `client`: the service's errors become
+   * problem answers as in the middleware's routes; any other error goes on to the host's handlers.
+   */
+  handleErrors: ErrorRequestHandler;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details) };
@@ -149,21 +155,25 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.logout, logoutRoute(ctx));
   if (options.exposeConfig && paths.config !== null) router.get(paths.config, configRoute(ctx));
 
-  const answerProblems: ErrorRequestHandler = (error, req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const { problem, log } = problemOf(bodyParserProblem(error) ?? error);
+  const answer = (error: unknown, req: Request, res: Response) => {
+    const { problem, log } = problemOf(error);
     if (log) logger.error({ err: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error), path: req.path }, 'passwordless: request failed');
     sendProblem(res, problem);
   };
-  router.use(answerProblems);
+  router.use(((error, req, res, next) => {
+    if (res.headersSent) next(error);
+    else answer(bodyParserProblem(error) ?? error, req, res);
+  }) as ErrorRequestHandler);
+  const handleErrors: ErrorRequestHandler = (error, req, res, next) => {
+    const ours = error instanceof PasswordlessApiError || error instanceof PasswordlessUnreachableError || error instanceof HostProblem;
+    if (!ours || res.headersSent) next(error);
+    else answer(error, req, res);
+  };
 
   const requireUser: RequestHandler = (req, res, next) => {
     if (req.isAuthenticated?.() && req.user) next();
     else sendProblem(res, new HostProblem('not_signed_in').problem);
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser });
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, handleErrors });
 }

@@ -10,7 +10,7 @@ import type { Browser, CDPSession, Page, Response } from 'playwright-core';
 import { loadConfig } from '../../src/server/config';
 import { startService, type RunningService } from '../../src/server/server';
 import { createTestDatabase, MANAGEMENT_KEY, providers, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
-import { findChromium, isCi, launchChromium } from './support/chromium';
+import { addVirtualAuthenticator, browserSuite, launchChromium, requireChromium } from './support/chromium';
 import { freeLoopbackPort, recordExchanges, type Exchange } from '../support/net';
 import { startPageServer, type PageServer } from './support/pageServer';
 
@@ -21,15 +21,6 @@ const STANDARD_BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 warnIfPostgresSkipped();
 
-const chromiumLookup = findChromium();
-if (!chromiumLookup.found && !chromiumLookup.misconfigured && !isCi()) {
-  process.stderr.write(
-    `\n*** ${chromiumLookup.reason}: the BROWSER end-to-end passkey tests are SKIPPED. ` +
-      'Install Chromium or set CHROMIUM_PATH (under CI=true this is a failure, not a skip). ***\n\n',
-  );
-}
-// Outside CI a missing browser skips (loudly); in CI, or with a broken CHROMIUM_PATH, the suite runs and fails.
-const browserSuite = chromiumLookup.found || chromiumLookup.misconfigured || isCi() ? describe : describe.skip;
 
 /** What the browser client resolves with: the service's body on success, `{error}` otherwise. */
 interface ClientResult {
@@ -71,7 +62,7 @@ interface ListedCredential {
 const b64urlToB64 = (value: string) => Buffer.from(value, 'base64url').toString('base64');
 const b64ToB64url = (value: string) => Buffer.from(value, 'base64').toString('base64url');
 
-browserSuite.each(providers())('browser passkey flows (client 1.2.4 + Node SDK 1.0.1) on %s', (provider) => {
+browserSuite('end-to-end passkey').each(providers())('browser passkey flows (client 1.2.4 + Node SDK 1.0.1) on %s', (provider) => {
   const userId = `user-${randomUUID()}`;
   const alias = 'alice@example.com';
   const nickname = 'Browser key';
@@ -144,9 +135,7 @@ browserSuite.each(providers())('browser passkey flows (client 1.2.4 + Node SDK 1
   }
 
   beforeAll(async () => {
-    if (!chromiumLookup.found) {
-      throw new Error(`Browser end-to-end tests cannot run: ${chromiumLookup.reason}. Install Chromium or set CHROMIUM_PATH.`);
-    }
+    const executablePath = requireChromium();
     database = await createTestDatabase(provider);
     const port = await freeLoopbackPort();
     service = await startService(
@@ -170,14 +159,11 @@ browserSuite.each(providers())('browser passkey flows (client 1.2.4 + Node SDK 1
     sdk = new PasswordlessClient(apiSecret, { baseUrl: service.url });
 
     pages = await startPageServer();
-    browser = await launchChromium(chromiumLookup.executablePath);
+    browser = await launchChromium(executablePath);
     const context = await browser.newContext();
     page = await context.newPage();
     cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
-    }));
+    authenticatorId = await addVirtualAuthenticator(cdp);
 
     await page.goto(`${pages.origin}/?${new URLSearchParams({ apiKey, apiUrl: service.url })}`);
     await page.waitForFunction('window.passkeys !== undefined');

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type CDPSession } from 'playwright-core';
 
 /** Flags for a headless, offline-quiet Chromium. Playwright never downloads anything: we always pass executablePath. */
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
@@ -49,4 +49,33 @@ export function findChromium(): ChromiumLookup {
 
 export function launchChromium(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+}
+
+/**
+ * `describe` for a browser suite. Outside CI a missing browser skips the suite, loudly; in CI, or
+ * with a broken CHROMIUM_PATH, the suite runs and fails in its setup (see `requireChromium`).
+ */
+export function browserSuite(what: string): jest.Describe {
+  const lookup = findChromium();
+  if (!lookup.found && !lookup.misconfigured && !isCi()) {
+    process.stderr.write(`\n*** ${lookup.reason}: the BROWSER ${what} tests are SKIPPED. Install Chromium or set CHROMIUM_PATH (under CI=true this is a failure, not a skip). ***\n\n`);
+    return describe.skip;
+  }
+  return describe;
+}
+
+/** The Chromium to launch, or an error saying why there is none. */
+export function requireChromium(): string {
+  const lookup = findChromium();
+  if (!lookup.found) throw new Error(`Browser end-to-end tests cannot run: ${lookup.reason}. Install Chromium or set CHROMIUM_PATH.`);
+  return lookup.executablePath;
+}
+
+/** A platform passkey provider that says yes at once (user present and verified). Returns its id. */
+export async function addVirtualAuthenticator(cdp: CDPSession): Promise<string> {
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  return authenticatorId;
 }

@@ -1,0 +1,84 @@
+// The example host app: an ordinary Express app with its own users and sessions, that lets its
+// users sign up and sign in with passkeys through passwordless-selfhost/express.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import express from 'express';
+import session from 'express-session';
+import passport from 'passport';
+import { passwordless } from 'passwordless-selfhost/express';
+import { SqliteSessionStore } from './sqliteSessionStore.mjs';
+import { SqliteUserStore } from './sqliteUserStore.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+// The published browser client, served from the installed package (no CDN).
+const BROWSER_CLIENT = join(dirname(require.resolve('@passwordlessdev/passwordless-client/package.json')), 'dist', 'esm', 'passwordless.mjs');
+
+/** A session secret kept with the host's data, made once. */
+function sessionSecret(dataDir) {
+  if (process.env.SESSION_SECRET) return process.env.SESSION_SECRET;
+  const file = join(dataDir, 'session-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8');
+}
+
+const publicFields = ({ id, email, username, displayName }) => ({ id, email, username, displayName });
+
+/**
+ * Builds the host app. Settings for the middleware come from the Passwordless__* environment keys
+ * (ApiKey, ApiSecret, ApiUrl, ...); `publicApiUrl` is the service's address as browsers reach it.
+ */
+export function createHost({ dataDir, publicApiUrl }) {
+  const db = new Database(join(dataDir, 'host.db'));
+  db.pragma('journal_mode = WAL');
+  const users = new SqliteUserStore(db);
+  const sessions = new SqliteSessionStore(db);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
+    session({
+      store: sessions,
+      secret: sessionSecret(dataDir),
+      resave: false,
+      saveUninitialized: false,
+      cookie: { httpOnly: true, sameSite: 'lax', maxAge: 7 * 24 * 3600 * 1000 },
+    }),
+  );
+  app.use(passport.initialize());
+  app.use(passport.session());
+
+  // The four passkey routes, and GET /passwordless-config for the page's browser client.
+  const auth = passwordless({ users, exposeConfig: true, publicApiUrl });
+  app.use(auth);
+
+  app.get('/api/me', auth.requireUser, (req, res) => {
+    res.set('Cache-Control', 'no-store').json(publicFields(req.user));
+  });
+  app.get('/api/passkeys', auth.requireUser, async (req, res, next) => {
+    try {
+      const credentials = await auth.client.listCredentials(auth.userIdOf(req.user));
+      res.set('Cache-Control', 'no-store').json(
+        credentials.map((c) => ({ id: c.descriptor.id, nickname: c.nickname, device: c.device, createdAt: c.createdAt, lastUsedAt: c.lastUsedAt })),
+      );
+    } catch (error) {
+      next(error);
+    }
+  });
+  app.use(auth.handleErrors);
+
+  app.get('/vendor/passwordless.mjs', (_req, res) => res.type('text/javascript').sendFile(BROWSER_CLIENT));
+  app.use(express.static(join(here, 'public')));
+
+  return {
+    app,
+    close() {
+      sessions.close();
+      db.close();
+    },
+  };
+}
