@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { PasswordlessClient, RegisterOptions, type VerifiedUser } from '@passwordlessdev/passwordless-nodejs';
 import type { Browser, CDPSession, Page, Response } from 'playwright-core';
+import type { Credential } from '../../src/express';
 import { loadConfig } from '../../src/server/config';
 import { startService, type RunningService } from '../../src/server/server';
 import { createTestDatabase, MANAGEMENT_KEY, providers, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
@@ -39,25 +40,7 @@ function callPage(page: Page, method: PageMethod, ...args: string[]): Promise<Cl
 }
 
 /** Credential as the service lists it (GET /credentials/list). */
-interface ListedCredential {
-  descriptor: { type: string; id: string; transports?: string[] };
-  publicKey: string;
-  userHandle: string;
-  signatureCounter: number;
-  attestationFmt: string;
-  createdAt: string;
-  aaGuid: string;
-  lastUsedAt: string;
-  rpid: string;
-  origin: string;
-  country: string;
-  device: string;
-  nickname: string;
-  userId: string;
-  backupState: boolean;
-  isBackupEligible: boolean;
-  isDiscoverable: boolean;
-}
+type ListedCredential = Credential;
 
 const b64urlToB64 = (value: string) => Buffer.from(value, 'base64url').toString('base64');
 const b64ToB64url = (value: string) => Buffer.from(value, 'base64').toString('base64url');

@@ -9,9 +9,9 @@ import { Passport } from 'passport';
 import supertest from 'supertest';
 import { InMemoryUserStore, passwordless, type LocalUser, type PasswordlessOptions, type UserStore } from '../../src/express';
 import { TokenService } from '../../src/server/services/tokens';
-import { newVerifyPayload } from '../../src/server/services/verifyTokens';
 import { openStore } from '../../src/server/store';
 import { finishRegistration, signIn } from '../support/ceremonies';
+import { bareVerifyPayload } from '../support/privateApi';
 import { freeLoopbackPort } from '../support/net';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import type { TestApp } from '../support/testService';
@@ -252,24 +252,7 @@ describe('tokens the service refuses reach the caller as the service answered th
     const store = openStore(service.database.url);
     try {
       await service.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: 'warm-up' });
-      const payload = newVerifyPayload(
-        {
-          app: app.appId,
-          type: 'passkey_signin',
-          ttlSeconds: 120,
-          userId: 'anyone',
-          rpId: null,
-          origin: null,
-          device: null,
-          country: null,
-          nickname: null,
-          credentialId: null,
-          purpose: 'sign-in',
-          backupEligible: null,
-          backupState: null,
-        },
-        Date.now() - 600_000,
-      );
+      const payload = bareVerifyPayload(app.appId, 'passkey_signin', 'anyone', Date.now() - 600_000);
       const token = await new TokenService(store.db).issue('verify', payload);
       const login = await h.agent.post('/passwordless-login').send({ token });
       expectProblem(login, 403, 'expired_token');

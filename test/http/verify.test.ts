@@ -1,8 +1,7 @@
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { expectProblem, expectValidationProblem, useTestService } from '../support/problems';
-import { CHROME_ON_MAC, GUID, expiredToken, privateApi, requestRegisterToken, setFeatures, tokenServiceAt } from '../support/privateApi';
+import { CHROME_ON_MAC, GUID, bareVerifyPayload, expiredToken, privateApi, requestRegisterToken, setFeatures, tokenServiceAt } from '../support/privateApi';
 import { providers, type TestApp, type TestService } from '../support/testService';
-import { newVerifyPayload } from '../../src/server/services/verifyTokens';
 
 /** A credential id whose base64 and base64url forms differ (`+`, `/` versus `-`, `_`). */
 const CREDENTIAL_ID = Buffer.from('fbffbf0123fbffbf4567fbffbf89abcd', 'hex');
@@ -105,21 +104,7 @@ describe.each(providers())('POST /signin/verify and /signin/generate-token on %s
     it('refuses an expired token with 403 expired_token and says how long ago', async () => {
       const svc = service();
       const app = await svc.createApp();
-      const payload = newVerifyPayload({
-        app: app.appId,
-        type: 'generated_signin',
-        ttlSeconds: 120,
-        userId: 'u1',
-        rpId: null,
-        origin: null,
-        device: null,
-        country: null,
-        nickname: null,
-        credentialId: null,
-        purpose: 'sign-in',
-        backupEligible: null,
-        backupState: null,
-      });
+      const payload = bareVerifyPayload(app.appId, 'generated_signin', 'u1');
       const token = await expiredToken(svc, app, 'verify', { ...payload }, 10_000);
       const res = await verifyToken(svc, app, token);
       expectProblem(res, 403, 'expired_token');

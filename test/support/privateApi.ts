@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import type { FeaturesPatch } from '../../src/server/services/apps';
 import { RegistrationService } from '../../src/server/services/registration';
 import { TokenService, type TokenKind } from '../../src/server/services/tokens';
+import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/verifyTokens';
 import { ORIGIN, RPID } from './ceremonies';
 import { managementClient } from './http';
 import type { TestApp, TestService } from './testService';
@@ -92,3 +93,25 @@ export const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 export const CHROME_ON_MAC = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 export const FIREFOX_ON_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
+
+/** A verify-token payload for `appId` with only its type and user filled in, issued at `now`. */
+export function bareVerifyPayload(appId: string, type: VerifyTokenPayload['type'], userId: string, now = Date.now()): VerifyTokenPayload {
+  return newVerifyPayload(
+    {
+      app: appId,
+      type,
+      ttlSeconds: 120,
+      userId,
+      rpId: null,
+      origin: null,
+      device: null,
+      country: null,
+      nickname: null,
+      credentialId: null,
+      purpose: 'sign-in',
+      backupEligible: null,
+      backupState: null,
+    },
+    now,
+  );
+}
