@@ -237,6 +237,7 @@ export class AppsService {
 
   async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
     await this.requireApp(appId);
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
     const { allowedOrigins, ...rest } = patch;
     await this.updateApp(appId, { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) });
     this.onAppChanged(appId);
@@ -265,6 +266,7 @@ export class AppsService {
       patch.eventLoggingRetentionPeriod = input.eventLoggingRetentionPeriod;
       changes.push({ type: 'AdminEventLoggingRetentionChanged', message: `Events are now kept for ${input.eventLoggingRetentionPeriod} days.`, subject: appId, performedBy });
     }
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
     await this.updateApp(appId, patch);
     this.onAppChanged(appId);
     for (const change of changes) this.events.record(appId, change);

@@ -30,12 +30,12 @@ interface EventRow {
 }
 
 /** Query strings are text; '' (what the .NET SDK sends for "no value") means absent. */
-const queryInt = (schema: z.ZodNumber) =>
+const queryInt = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v), schema);
 
 export const eventsQuerySchema = ciObject({
   pageNumber: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be at least 1').max(2_147_483_647)),
-  numberOfResults: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be between 1 and 1000').max(1000, 'must be between 1 and 1000')).optional(),
+  numberOfResults: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be between 1 and 1000').max(1000, 'must be between 1 and 1000').optional()),
 });
 
 export interface EventLogOptions {
