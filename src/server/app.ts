@@ -10,8 +10,12 @@ import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
 import { adminRoutes } from './routes/admin';
 import { aliasRoutes } from './routes/alias';
+import { appFeatureRoutes } from './routes/app-features';
+import { authConfigRoutes } from './routes/auth-configs';
 import { credentialRoutes } from './routes/credentials';
+import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
+import { magicLinkRoutes } from './routes/magic-links';
 import { registerRoutes } from './routes/register';
 import { signinRoutes } from './routes/signin';
 import { userRoutes } from './routes/users';
@@ -39,6 +43,10 @@ function apiRouter(services: Services): express.Router {
   router.use(aliasRoutes(services));
   router.use(credentialRoutes(services));
   router.use(userRoutes(services));
+  router.use(magicLinkRoutes(services));
+  router.use(authConfigRoutes(services));
+  router.use(eventRoutes(services));
+  router.use(appFeatureRoutes(services));
   return router;
 }
 

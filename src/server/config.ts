@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTimeSpan } from '../shared/timeSpan';
 
 /** The service's settings, read once from the environment (DESIGN.md, "Configuration"). */
 export interface Config {
@@ -11,6 +12,10 @@ export interface Config {
   mailFrom: string;
   mailFile: string;
   redisUrl: string | undefined;
+  /** Magic-link emails a new app may send in any 30 days. */
+  magicLinkMonthlyQuota: number;
+  /** Apps younger than this may send magic links only to their admin email (0 = no such rule). */
+  magicLinkNewAppPeriodSeconds: number;
   /** Default of the per-app `sdkCompatibleLists` feature: lists as `{values: [...]}`. */
   sdkCompatibleLists: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -39,6 +44,12 @@ const schema = z.object({
   MAIL_FROM: optional(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address')),
   MAIL_FILE: optional(z.string()).transform((v) => v ?? './data/mail.md'),
   REDIS_URL: optional(z.string().regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')),
+  MAGIC_LINK_MONTHLY_QUOTA: optional(z.string().regex(/^\d{1,10}$/, 'must be a whole number'))
+    .transform((v) => (v === undefined ? 1000 : Number(v)))
+    .pipe(z.number().max(2_147_483_647, 'must be at most 2147483647')),
+  MAGIC_LINK_NEW_APP_PERIOD: optional(z.string())
+    .transform((v) => (v === undefined ? 86_400 : parseTimeSpan(v)))
+    .pipe(z.number({ message: 'must be a duration hh:mm:ss or d.hh:mm:ss' })),
   SDK_COMPATIBLE_LISTS: optional(booleanFlag),
   LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent' })),
 });
@@ -65,6 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: v.MAIL_FROM ?? 'passwordless@localhost',
     mailFile: v.MAIL_FILE,
     redisUrl: v.REDIS_URL,
+    magicLinkMonthlyQuota: v.MAGIC_LINK_MONTHLY_QUOTA,
+    magicLinkNewAppPeriodSeconds: v.MAGIC_LINK_NEW_APP_PERIOD,
     sdkCompatibleLists: v.SDK_COMPATIBLE_LISTS ?? false,
     logLevel: v.LOG_LEVEL ?? 'info',
   };

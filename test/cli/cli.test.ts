@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ApiKeyAuthenticator } from '../../src/server/services/apiKeys';
 import { openStore } from '../../src/server/store';
+import { loadMigrations } from '../../src/server/store/migrate';
 import { MANAGEMENT_KEY } from '../support/testService';
 
 // These tests run the compiled command line the way an operator does (`npm start` runs
@@ -103,7 +104,7 @@ describe('migrate', () => {
     const dir = tempDir();
     try {
       const env = { DATABASE_URL: `file:${join(dir.path, 'pw.db')}` };
-      expect(await runCli(['migrate'], env)).toEqual({ code: 0, stdout: 'applied: 20261122000000_init\n', stderr: '' });
+      expect(await runCli(['migrate'], env)).toEqual({ code: 0, stdout: `applied: ${loadMigrations('sqlite').map((m) => m.name).join(', ')}\n`, stderr: '' });
       expect(await runCli(['migrate'], env)).toEqual({ code: 0, stdout: 'database is up to date\n', stderr: '' });
     } finally {
       dir.remove();

@@ -1,3 +1,4 @@
+import type { Response } from 'supertest';
 import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/config';
@@ -52,7 +53,8 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     await store.migrate();
     const counting = countingDb(store.db);
     calls = counting.calls;
-    services = createServices(config, { ...store, db: counting.db });
+    // Buffered writes (events, auth-config last use) only when the test flushes, so none can land inside a counted window.
+    services = createServices(config, { ...store, db: counting.db }, { flushIntervalMs: 0 });
     const http = supertest(createApp(services, createLogger('silent')));
     svc = {
       provider,
@@ -62,7 +64,10 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
       http,
       async createApp() {
         const appId = `hot${Date.now().toString(36)}`;
-        const res = await http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'a@example.com' });
+        const res = await http
+          .post(`/admin/apps/${appId}/create`)
+          .set('ManagementKey', MANAGEMENT_KEY)
+          .send({ adminEmail: 'a@example.com', eventLoggingIsEnabled: true });
         return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
       },
       close: async () => undefined,
@@ -95,5 +100,37 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     const verified = await verifyToken(svc, app, complete.body.token);
     expect(verified.status).toBe(200);
     expect(calls).toEqual(['redeemedToken.create']);
+
+    // The events of both are written later, in one batch, off the request.
+    calls.length = 0;
+    await services.events.flush();
+    expect(calls.filter((call) => call.startsWith('event.'))).toEqual(['event.createMany']);
+    const page = await services.events.page(app.appId, { pageNumber: 1, numberOfResults: 2 });
+    expect(page.events.map((e) => e.eventType)).toEqual(['ApiUserSignInVerified', 'ApiUserSignInCompleted']);
+  });
+
+  it('concurrent sign-ins with event logging on make no database call for their events', async () => {
+    const app = await svc.createApp();
+    const users = [];
+    for (let i = 0; i < 8; i++) users.push(await registerPasskey(svc, app));
+    await services.events.flush();
+    const begins: Response[] = [];
+    for (const { userId } of users) begins.push(await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ userId, RPID, Origin: ORIGIN }));
+
+    calls.length = 0;
+    const completes = await Promise.all(
+      users.map(({ credential }, i) => {
+        const response = getAssertion(credential, { challenge: begins[i].body.data.challenge, rpId: RPID, origin: ORIGIN });
+        return svc.http.post('/signin/complete').set('ApiKey', app.apiKey).send({ session: begins[i].body.session, response, RPID, Origin: ORIGIN });
+      }),
+    );
+    expect(completes.map((c) => c.status)).toEqual(users.map(() => 200));
+    expect([...calls].sort()).toEqual(users.flatMap(() => ['challenge.delete', 'credential.findUnique', 'credential.updateMany']).sort());
+
+    calls.length = 0;
+    await services.events.flush();
+    expect(calls.filter((call) => call.startsWith('event.'))).toEqual(['event.createMany']);
+    const signIns = (await services.events.page(app.appId, { pageNumber: 1, numberOfResults: 100 })).events.filter((e) => e.eventType === 'ApiUserSignInCompleted');
+    expect(signIns.map((e) => e.subject).sort()).toEqual(users.map((u) => u.userId).sort());
   });
 });

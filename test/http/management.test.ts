@@ -15,8 +15,8 @@ interface ListedKey {
 
 const DEFAULT_FEATURES = {
   eventLoggingIsEnabled: false,
-  eventLoggingRetentionPeriod: 365,
-  magicLinkEmailMonthlyQuota: 0,
+  eventLoggingRetentionPeriod: 90,
+  magicLinkEmailMonthlyQuota: 1000,
   maxUsers: null,
   allowAttestation: false,
   isGenerateSignInTokenEndpointEnabled: true,
@@ -133,6 +133,22 @@ describe.each(providers())('management API on %s', (provider) => {
       const res = await admin.get(appPath(appId, '/features'));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ ...DEFAULT_FEATURES, developerLoggingEndsAt: null });
+    });
+
+    it('accepts back exactly what it answers, for a new app and a changed one', async () => {
+      const { appId } = await svc.createApp();
+      for (const patch of [{}, { eventLoggingIsEnabled: true, eventLoggingRetentionPeriod: 0, maxUsers: 3, plan: 'enterprise', allowedOrigins: ['https://shop.example.com'] }]) {
+        expect((await admin.post(appPath(appId, '/features'), patch)).status).toBe(204);
+        const answered = await features(appId);
+        expect((await admin.post(appPath(appId, '/features'), answered)).status).toBe(204);
+        expect(await features(appId)).toEqual(answered);
+      }
+    });
+
+    it('holds the event retention to 0..90 days at creation too', async () => {
+      const res = await admin.post(appPath(uniqueAppId(), '/create'), { adminEmail: 'owner@example.com', eventLoggingRetentionPeriod: 365 });
+      expectProblem(res, 400, 'validation_failed');
+      expect(Object.keys(res.body.errors)).toEqual(['eventLoggingRetentionPeriod']);
     });
 
     it('changes only the fields it is given', async () => {

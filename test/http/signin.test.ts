@@ -92,13 +92,12 @@ describe.each(providers())('sign-in ceremony on %s', (provider) => {
       expect((await verifyToken(svc, app, done.complete.body.token)).body.purpose).toBe('step-up');
     });
 
-    it('treats an unknown purpose as sign-in', async () => {
+    it('refuses a purpose the app has no configuration for with a 400 problem', async () => {
       const svc = service();
       const app = await svc.createApp();
-      const reg = await registerPasskey(svc, app);
-      const done = await signIn(svc, app, reg.credential, { purpose: 'make-coffee' });
-      expect(done.begin.body.data.userVerification).toBe('preferred');
-      expect((await verifyToken(svc, app, done.complete.body.token)).body.purpose).toBe('sign-in');
+      const res = await publicApi(svc, app).post('/signin/begin', { purpose: 'make-coffee', RPID, Origin: ORIGIN });
+      expectProblem(res, 400, 'unknown_purpose');
+      expect(res.body.detail).toContain('make-coffee');
     });
 
     it('requires an Origin', async () => {

@@ -17,6 +17,8 @@ warnIfPostgresSkipped();
 const ROOT = join(__dirname, '..', '..');
 const TMP = join(ROOT, '.test-tmp');
 const INIT = '20261122000000_init';
+/** Every committed migration, in order (the same names for both providers). */
+const ALL = loadMigrations('sqlite').map((m) => m.name);
 
 /** Runs the provider's migrator directly, with an explicit list of migrations. */
 async function migrateWith(provider: Provider, url: string, migrations: Migration[]): Promise<string[]> {
@@ -247,14 +249,7 @@ const MODELS: ModelCase[] = [
   },
   {
     model: 'DispatchedEmail',
-    row: (k) => ({
-      id: `email-${k}`,
-      tenant: `app${k}`,
-      userId: 'user-1',
-      emailAddress: 'user@example.com',
-      linkTemplate: 'https://shop.example.com/verify?token=$TOKEN',
-      createdAt: T3,
-    }),
+    row: (k) => ({ id: `email-${k}`, tenant: `app${k}`, createdAt: T3 }),
     key: byId,
     nullable: [],
   },
@@ -298,31 +293,57 @@ describe.each(providers())('migrations on %s', (provider) => {
 
   it('migrates a fresh database once, and records it in the ledger', async () => {
     const s = open();
-    expect(await s.migrate()).toEqual([INIT]);
+    expect(await s.migrate()).toEqual(ALL);
     expect(await s.migrate()).toEqual([]);
-    expect(await s.appliedMigrations()).toEqual([INIT]);
+    expect(await s.appliedMigrations()).toEqual(ALL);
     expect(await tableNames(provider, database.url)).toContain(MIGRATION_LEDGER);
   });
 
   it('applies a later migration on its own, after the ones already applied', async () => {
-    expect(await open().migrate()).toEqual([INIT]);
+    expect(await open().migrate()).toEqual(ALL);
     const later = withChecksum('20991231000000_later', 'CREATE TABLE "LaterTable" ("id" INTEGER NOT NULL PRIMARY KEY);');
     expect(await migrateWith(provider, database.url, [...loadMigrations(provider), later])).toEqual([later.name]);
-    expect(await store!.appliedMigrations()).toEqual([INIT, later.name]);
+    expect(await store!.appliedMigrations()).toEqual([...ALL, later.name]);
     expect(await tableNames(provider, database.url)).toContain('LaterTable');
+  });
+
+  it('keeps existing apps and their sends when upgrading from the first migration, with retention brought into 0..90', async () => {
+    const [init] = loadMigrations(provider);
+    expect(await migrateWith(provider, database.url, [init])).toEqual([INIT]);
+    const seed = [
+      `INSERT INTO "App" ("id", "adminEmail", "eventLoggingRetentionPeriod", "magicLinkEmailMonthlyQuota") VALUES ('oldapp', 'owner@example.com', 365, 42)`,
+      `INSERT INTO "App" ("id", "adminEmail", "eventLoggingRetentionPeriod") VALUES ('keptapp', 'owner@example.com', 7)`,
+      `INSERT INTO "DispatchedEmail" ("id", "tenant", "userId", "emailAddress", "linkTemplate") VALUES ('sent1', 'oldapp', 'u1', 'someone@example.com', 'https://x/?t=$TOKEN')`,
+    ];
+    if (provider === 'sqlite') {
+      const db = new Database(sqliteFilename(database.url));
+      for (const sql of seed) db.exec(sql);
+      db.close();
+    } else {
+      for (const sql of seed) await queryPostgres(database.url, sql);
+    }
+    const s = open();
+    expect(await s.migrate()).toEqual(ALL.slice(1));
+    const apps = await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, eventLoggingRetentionPeriod: true, magicLinkEmailMonthlyQuota: true } });
+    expect(apps).toEqual([
+      { id: 'keptapp', eventLoggingRetentionPeriod: 7, magicLinkEmailMonthlyQuota: 0 },
+      { id: 'oldapp', eventLoggingRetentionPeriod: 90, magicLinkEmailMonthlyQuota: 42 },
+    ]);
+    expect(await s.db.dispatchedEmail.findMany({ select: { id: true, tenant: true } })).toEqual([{ id: 'sent1', tenant: 'oldapp' }]);
+    expect(await columnNames(provider, database.url, 'DispatchedEmail')).toEqual(['createdAt', 'id', 'tenant']);
   });
 
   it('applies the migrations exactly once when two replicas start together', async () => {
     const results = await migrateTwiceAtOnce(provider, database.url);
-    expect([...results].sort((x, y) => y.length - x.length)).toEqual([[INIT], []]);
-    expect(await open().appliedMigrations()).toEqual([INIT]);
+    expect([...results].sort((x, y) => y.length - x.length)).toEqual([ALL, []]);
+    expect(await open().appliedMigrations()).toEqual(ALL);
   });
 
   it('refuses to start when an applied migration was edited afterwards', async () => {
-    expect(await open().migrate()).toEqual([INIT]);
+    expect(await open().migrate()).toEqual(ALL);
     const edited = loadMigrations(provider).map((m) => withChecksum(m.name, `${m.sql}\n-- edited after release\n`));
     await expect(migrateWith(provider, database.url, edited)).rejects.toThrow(`migration ${INIT} was edited after it was applied`);
-    expect(await store!.appliedMigrations()).toEqual([INIT]);
+    expect(await store!.appliedMigrations()).toEqual(ALL);
   });
 
   describe('the migrated schema matches the Prisma client', () => {
@@ -372,7 +393,7 @@ describe.each(providers())('migrations on %s', (provider) => {
       expect(existsSync(dir)).toBe(false);
       const fresh = openStore(`file:${file}`);
       try {
-        expect(await fresh.migrate()).toEqual([INIT]);
+        expect(await fresh.migrate()).toEqual(ALL);
         expect(existsSync(file)).toBe(true);
       } finally {
         await fresh.close();

@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
 import { loadConfig, type Config } from '../../src/server/config';
 import { createLogger } from '../../src/server/http/logger';
-import { createServices, type Services } from '../../src/server/services';
+import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 
@@ -87,13 +87,13 @@ export function uniqueAppId(prefix = 'app'): string {
 }
 
 /** The service in-process (no socket) on a fresh database, migrated, ready for supertest. */
-export async function startTestService(provider: Provider, env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(provider: Provider, env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<TestService> {
   const database = await createTestDatabase(provider);
   const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent', MAIL_FILE: join(TMP_ROOT, 'mail.md'), ...env });
   const store = openStore(config.databaseUrl);
   await store.migrate();
-  const services = createServices(config, store);
-  const app = createApp(services, createLogger(config.logLevel));
+  const services = createServices(config, store, options);
+  const app = createApp(services, options.logger ?? createLogger(config.logLevel));
   const http = supertest(app);
   return {
     provider,

@@ -23,6 +23,8 @@ describe('loadConfig', () => {
       mailFrom: expect.any(String),
       mailFile: './data/mail.md',
       redisUrl: undefined,
+      magicLinkMonthlyQuota: 1000,
+      magicLinkNewAppPeriodSeconds: 86_400,
       sdkCompatibleLists: false,
       logLevel: 'info',
     });
@@ -43,6 +45,8 @@ describe('loadConfig', () => {
       MAIL_FROM: 'noreply@example.com',
       MAIL_FILE: '/var/mail/out.md',
       REDIS_URL: 'redis://cache:6379',
+      MAGIC_LINK_MONTHLY_QUOTA: '25',
+      MAGIC_LINK_NEW_APP_PERIOD: '2.12:00:00',
       SDK_COMPATIBLE_LISTS: 'true',
       LOG_LEVEL: 'warn',
     });
@@ -56,6 +60,8 @@ describe('loadConfig', () => {
       mailFrom: 'noreply@example.com',
       mailFile: '/var/mail/out.md',
       redisUrl: 'redis://cache:6379',
+      magicLinkMonthlyQuota: 25,
+      magicLinkNewAppPeriodSeconds: 216_000,
       sdkCompatibleLists: true,
       logLevel: 'warn',
     });
@@ -65,8 +71,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
   });
 
+  it('turns the new-app rule for magic links off with a zero period', () => {
+    expect(loadConfig({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' }).magicLinkNewAppPeriodSeconds).toBe(0);
+  });
+
   it('treats empty variables as unset', () => {
-    const empty = { PORT: '', HOST: '', DATABASE_URL: '', MANAGEMENT_KEY: '', PUBLIC_URL: '', SMTP_URL: '', MAIL_FROM: '', MAIL_FILE: '', REDIS_URL: '', SDK_COMPATIBLE_LISTS: '' };
+    const empty = { PORT: '', HOST: '', DATABASE_URL: '', MANAGEMENT_KEY: '', PUBLIC_URL: '', SMTP_URL: '', MAIL_FROM: '', MAIL_FILE: '', REDIS_URL: '', MAGIC_LINK_MONTHLY_QUOTA: '', MAGIC_LINK_NEW_APP_PERIOD: '', SDK_COMPATIBLE_LISTS: '' };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
 
@@ -84,6 +94,11 @@ describe('loadConfig', () => {
     ['MAIL_FROM', 'nope'],
     ['REDIS_URL', 'http://x'],
     ['MANAGEMENT_KEY', 'too-short-key'],
+    ['MAGIC_LINK_MONTHLY_QUOTA', '-1'],
+    ['MAGIC_LINK_MONTHLY_QUOTA', 'lots'],
+    ['MAGIC_LINK_MONTHLY_QUOTA', '3000000000'],
+    ['MAGIC_LINK_NEW_APP_PERIOD', '24h'],
+    ['MAGIC_LINK_NEW_APP_PERIOD', '25:00:00'],
     ['SDK_COMPATIBLE_LISTS', 'maybe'],
     ['LOG_LEVEL', 'loud'],
   ])('rejects %s=%s with a one-line ConfigError naming the variable', (variable, value) => {

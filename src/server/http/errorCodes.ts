@@ -39,6 +39,26 @@ export const ERROR_CODES = {
   invalid_session: { status: 400, title: 'The session is not valid for this operation.' },
   challenge_already_used: { status: 400, title: 'This ceremony was already completed or has expired. Start again.' },
   generate_token_disabled: { status: 403, title: "The 'POST /signin/generate-token' endpoint is disabled" },
+  unknown_purpose: { status: 400, title: 'There is no authentication configuration for this purpose.' },
+  // magic links
+  magic_links_disabled: {
+    status: 403,
+    title: 'You must enable Magic Links in settings in order to use this feature.',
+    detail: "Enable them with POST /apps/features {\"enableMagicLinks\": true} (ApiSecret), or the management API's features (isMagicLinksEnabled).",
+  },
+  magic_link_email_admin_address_only: { status: 403, title: 'New applications can only request magic links to the admin email address.' },
+  magic_link_email_quota_exceeded: { status: 429, title: 'You have reached your monthly quota for magic link emails. Please try again later.' },
+  mail_delivery_failed: { status: 502, title: 'The email could not be delivered to the mail server. Nothing was sent; try again later.' },
+  // authentication configurations
+  auth_config_already_exists: { status: 409, title: 'This authentication configuration already exists.' },
+  auth_config_not_found: { status: 404, title: 'This authentication configuration does not exist.' },
+  auth_config_not_deletable: { status: 400, title: 'This built-in authentication configuration cannot be deleted.' },
+  // event log
+  event_logging_disabled: {
+    status: 403,
+    title: 'Event logging is not enabled for this application.',
+    detail: "Enable it with the management API's features (eventLoggingIsEnabled).",
+  },
   // management
   app_not_found: { status: 404, title: 'App was not found.' },
   app_already_exists: { status: 409, title: 'This app id is not available.' },
@@ -47,6 +67,6 @@ export const ERROR_CODES = {
   // server side
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, title: 'The api has encountered an error' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; detail?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

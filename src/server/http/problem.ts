@@ -19,7 +19,7 @@ export class ApiError extends Error {
     super(options.title ?? ERROR_CODES[code].title);
     this.code = code;
     this.status = ERROR_CODES[code].status;
-    this.detail = options.detail;
+    this.detail = options.detail ?? (ERROR_CODES[code] as { detail?: string }).detail;
     this.extras = options.extras ?? {};
     this.headers = options.headers ?? {};
   }

@@ -46,6 +46,18 @@ export const customerUserId = () =>
     .pipe(z.string().min(1, 'is required'))
     .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes');
 
+/** Optional whole seconds between 1 and `max`; a numeric string also does, and null or '' mean absent. */
+export const optionalSeconds = (max: number) =>
+  z.preprocess(
+    (v) => (v === null || v === '' ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+    z
+      .number({ message: 'must be a whole number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, `must be between 1 and ${max}`)
+      .max(max, `must be between 1 and ${max}`)
+      .optional(),
+  );
+
 /** An enum whose values match case-insensitively and come out lowercase. */
 export function ciEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(values, { message: `must be one of: ${values.join(', ')}` }));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { isUniqueViolation, type Db } from '../store';
+import type { EventLog } from './events';
 
 export const MAX_ALIASES = 10;
 export const MAX_ALIAS_LENGTH = 250;
@@ -43,7 +44,10 @@ export const ALIAS_WRITE_ATTEMPTS = 5;
 export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One of the aliases already belongs to another user of this application.' });
 
 export class AliasService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
 
   /** 409 when any alias belongs to a different user of the app. */
   async assertAvailable(tenant: string, userId: string, aliases: string[]): Promise<void> {
@@ -64,6 +68,8 @@ export class AliasService {
           this.db.alias.deleteMany({ where: { tenant, userId } }),
           this.db.alias.createMany({ data: aliasRows(tenant, userId, aliases, hashing) }),
         ]);
+        // The count only: an alias is often an email address.
+        this.events.record(tenant, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
         return;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;

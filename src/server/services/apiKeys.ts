@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../shared/apiKeys';
 import type { Db } from '../store';
+import { UNKNOWN_USER } from './eventTypes';
+import type { EventLog } from './events';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
 export const PUBLIC_SCOPES = ['register', 'login'] as const;
@@ -29,7 +31,8 @@ export interface AuthenticatedKey {
   scopes: Scope[];
 }
 
-export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'locked' };
+/** `unknown`: no such key; `invalid`: the app has a key with this id, but not this one; `locked`: locked key or frozen app. */
+export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'invalid' | 'locked' };
 
 interface CacheEntry {
   check: KeyCheck;
@@ -39,13 +42,16 @@ interface CacheEntry {
 /**
  * Authenticates API keys. A hit in the short-lived cache costs one SHA-256; a miss costs two
  * indexed reads. Lock, unlock, delete and freeze in this process clear the cache at once; other
- * replicas (and the offline CLI) take effect within `ttlMs`.
+ * replicas (and the offline CLI) take effect within `ttlMs`. A wrong or locked key of an existing
+ * app leaves an event in that app's log.
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
 
   constructor(
     private readonly db: Db,
+    /** Where failed uses are logged; none for an offline check. */
+    private readonly events?: EventLog,
     private readonly ttlMs = 5000,
     private readonly maxEntries = 10_000,
   ) {}
@@ -56,12 +62,26 @@ export class ApiKeyAuthenticator {
     const digest = digestKey(value);
     const now = Date.now();
     const cached = this.cache.get(digest);
-    if (cached && cached.expires > now) return cached.check;
-
-    const check = await this.lookup(parsed, digest);
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    this.cache.set(digest, { check, expires: now + this.ttlMs });
+    let check: KeyCheck;
+    if (cached && cached.expires > now) check = cached.check;
+    else {
+      check = await this.lookup(parsed, digest);
+      if (this.cache.size >= this.maxEntries) this.cache.clear();
+      this.cache.set(digest, { check, expires: now + this.ttlMs });
+    }
+    if (!check.ok && check.reason !== 'unknown') this.recordFailure(parsed, check.reason);
     return check;
+  }
+
+  private recordFailure(parsed: ParsedKey, reason: 'invalid' | 'locked'): void {
+    const kind = parsed.kind === 'secret' ? 'Secret' : 'Public';
+    this.events?.record(parsed.appId, {
+      type: reason === 'locked' ? `ApiAuthDisabled${kind}KeyUsed` : `ApiAuthInvalid${kind}KeyUsed`,
+      message: reason === 'locked' ? `A locked ${parsed.kind} key (or one of a frozen app) was used.` : `A ${parsed.kind} key that does not match the key with this id was used.`,
+      subject: parsed.keyId,
+      performedBy: UNKNOWN_USER,
+      apiKeyId: parsed.keyId,
+    });
   }
 
   invalidate(): void {
@@ -70,7 +90,8 @@ export class ApiKeyAuthenticator {
 
   private async lookup(parsed: ParsedKey, digest: string): Promise<KeyCheck> {
     const row = await this.db.apiKey.findUnique({ where: { tenant_id: { tenant: parsed.appId, id: parsed.keyId } } });
-    if (!row || row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'unknown' };
+    if (!row) return { ok: false, reason: 'unknown' };
+    if (row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'invalid' };
     if (row.isLocked) return { ok: false, reason: 'locked' };
     const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true } });
     if (!app) return { ok: false, reason: 'unknown' };

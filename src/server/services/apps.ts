@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { ciEnum, ciObject, looseBoolean } from '../http/validation';
+import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../http/validation';
 import { isRecordNotFound, isUniqueViolation, type Db } from '../store';
 import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
+import { SYSTEM, UNKNOWN_USER } from './eventTypes';
+import type { AppEvent, EventLog } from './events';
 
 export const PLANS = ['trial', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -10,6 +12,8 @@ export type Plan = (typeof PLANS)[number];
 /** The stores keep these counts in 32-bit integer columns. */
 const MAX_INT32 = 2_147_483_647;
 const nonNegativeInt32 = () => z.number().int().min(0).max(MAX_INT32, `must be at most ${MAX_INT32}`);
+/** Days; one rule at creation and afterwards, so that what GET features answers can be posted back. */
+const retentionDays = () => z.number().int().min(0).max(90);
 
 /** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
 export function normaliseAllowedOrigin(value: string): string | undefined {
@@ -39,7 +43,7 @@ const allowedOrigins = z
 /** The features an operator may change; every field optional (POST changes what it is given). */
 export const featuresPatchSchema = ciObject({
   eventLoggingIsEnabled: looseBoolean().optional(),
-  eventLoggingRetentionPeriod: z.number().int().min(0).max(90).optional(),
+  eventLoggingRetentionPeriod: retentionDays().optional(),
   magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
   maxUsers: nonNegativeInt32().nullable().optional(),
   allowAttestation: looseBoolean().optional(),
@@ -59,13 +63,20 @@ export const createAppSchema = ciObject({
   plan: ciEnum(PLANS).optional(),
   magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
   eventLoggingIsEnabled: looseBoolean().optional(),
-  // The reference accepts up to 365 at creation, 0..90 afterwards.
-  eventLoggingRetentionPeriod: z.number().int().min(0).max(365).optional(),
+  eventLoggingRetentionPeriod: retentionDays().optional(),
   maxUsers: nonNegativeInt32().nullable().optional(),
   allowAttestation: looseBoolean().optional(),
   allowedOrigins: allowedOrigins.optional(),
 });
 export type CreateAppInput = z.output<typeof createAppSchema>;
+
+/** The private API's `POST /apps/features` (ApiSecret): the reference's three switches, patch semantics. */
+export const appFeaturesSchema = ciObject({
+  performedBy: boundedString(MAX_NAME_LENGTH).nullish(),
+  eventLoggingRetentionPeriod: retentionDays().nullish(),
+  enableManuallyGeneratedAuthenticationTokens: looseBoolean().nullish(),
+  enableMagicLinks: looseBoolean().nullish(),
+});
 
 export interface AppFeatures {
   eventLoggingIsEnabled: boolean;
@@ -136,7 +147,8 @@ function generateKeys(appId: string, kind: KeyKind, count: number, takenIds: Set
 export class AppsService {
   constructor(
     private readonly db: Db,
-    private readonly defaults: { sdkCompatibleLists: boolean },
+    private readonly events: EventLog,
+    private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number },
     /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
     private readonly onAppChanged: (appId: string) => void = () => undefined,
   ) {}
@@ -159,9 +171,9 @@ export class AppsService {
             id: appId,
             adminEmail: input.adminEmail,
             plan,
-            magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? 0,
+            magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
             eventLoggingIsEnabled: input.eventLoggingIsEnabled ?? false,
-            eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 365,
+            eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 90,
             maxUsers: input.maxUsers ?? null,
             allowAttestation: input.allowAttestation ?? plan === 'enterprise',
             allowedOrigins: JSON.stringify(input.allowedOrigins ?? []),
@@ -180,6 +192,7 @@ export class AppsService {
       if (isUniqueViolation(error)) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
       throw error;
     }
+    this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: input.adminEmail });
     return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
   }
 
@@ -224,9 +237,39 @@ export class AppsService {
 
   async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
     await this.requireApp(appId);
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
     const { allowedOrigins, ...rest } = patch;
     await this.updateApp(appId, { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) });
     this.onAppChanged(appId);
+    const fields = Object.keys(patch);
+    if (fields.length > 0) {
+      this.events.record(appId, { type: 'ApiManagementFeaturesChanged', message: `Features changed: ${fields.join(', ')}.`, subject: appId, performedBy: UNKNOWN_USER });
+    }
+  }
+
+  /** The app's own switches (private API), each change logged with who made it. */
+  async setOwnFeatures(appId: string, input: z.output<typeof appFeaturesSchema>): Promise<void> {
+    const performedBy = input.performedBy?.trim() || UNKNOWN_USER;
+    const patch: Pick<FeaturesPatch, 'isMagicLinksEnabled' | 'isGenerateSignInTokenEndpointEnabled' | 'eventLoggingRetentionPeriod'> = {};
+    const changes: AppEvent[] = [];
+    if (input.enableMagicLinks != null) {
+      patch.isMagicLinksEnabled = input.enableMagicLinks;
+      const state = input.enableMagicLinks ? 'Enabled' : 'Disabled';
+      changes.push({ type: `AdminMagicLinks${state}`, message: `Magic links were ${state.toLowerCase()}.`, subject: appId, performedBy });
+    }
+    if (input.enableManuallyGeneratedAuthenticationTokens != null) {
+      patch.isGenerateSignInTokenEndpointEnabled = input.enableManuallyGeneratedAuthenticationTokens;
+      const state = input.enableManuallyGeneratedAuthenticationTokens ? 'Enabled' : 'Disabled';
+      changes.push({ type: `AdminGenerateSignInTokenEndpoint${state}`, message: `The generate-token endpoint was ${state.toLowerCase()}.`, subject: appId, performedBy });
+    }
+    if (input.eventLoggingRetentionPeriod != null) {
+      patch.eventLoggingRetentionPeriod = input.eventLoggingRetentionPeriod;
+      changes.push({ type: 'AdminEventLoggingRetentionChanged', message: `Events are now kept for ${input.eventLoggingRetentionPeriod} days.`, subject: appId, performedBy });
+    }
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
+    await this.updateApp(appId, patch);
+    this.onAppChanged(appId);
+    for (const change of changes) this.events.record(appId, change);
   }
 
   async listKeys(appId: string) {
@@ -260,6 +303,8 @@ export class AppsService {
       const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
       try {
         await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
+        const keyId = value.slice(-4);
+        this.events.record(appId, { type: 'AdminApiKeyCreated', message: `A ${kind} key was created.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
         return value;
       } catch (error) {
         if (!isUniqueViolation(error) || attempt === KEY_ID_ATTEMPTS) throw error;
@@ -276,6 +321,8 @@ export class AppsService {
     });
     if (count === 0) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
+    const verb = locked ? 'Locked' : 'Unlocked';
+    this.events.record(appId, { type: `AdminApiKey${verb}`, message: `An API key was ${verb.toLowerCase()}.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
   }
 
   async deleteKey(appId: string, keyId: string): Promise<void> {
@@ -283,6 +330,7 @@ export class AppsService {
     const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
     if (count === 0) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
+    this.events.record(appId, { type: 'AdminApiKeyDeleted', message: 'An API key was deleted.', subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
   }
 
   /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
@@ -290,6 +338,8 @@ export class AppsService {
     await this.requireApp(appId);
     await this.updateApp(appId, { frozen });
     this.onAppChanged(appId);
+    const verb = frozen ? 'Frozen' : 'Unfrozen';
+    this.events.record(appId, { type: `ApiManagementApp${verb}`, message: `The app's keys were ${frozen ? 'frozen' : 'unfrozen'}.`, subject: appId, performedBy: SYSTEM });
   }
 
   /** Removes the app and every row it owns, in one transaction. */

@@ -1,4 +1,11 @@
-import type { Db } from '../store';
+import { z } from 'zod';
+import { parseTimeSpan } from '../../shared/timeSpan';
+import { ApiError } from '../http/problem';
+import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../http/validation';
+import { isUniqueViolation, type Db } from '../store';
+import { SYSTEM } from './eventTypes';
+import type { EventLog } from './events';
+import { MAX_TOKEN_LIFETIME_MS } from './tokens';
 
 export const USER_VERIFICATIONS = ['preferred', 'required', 'discouraged'] as const;
 export type UserVerification = (typeof USER_VERIFICATIONS)[number];
@@ -14,21 +21,215 @@ export const PRESET_AUTH_CONFIGS: Record<string, ResolvedAuthConfig> = {
   'sign-in': { purpose: 'sign-in', userVerification: 'preferred', timeToLiveSeconds: 120 },
   'step-up': { purpose: 'step-up', userVerification: 'required', timeToLiveSeconds: 180 },
 };
+const isPreset = (purpose: string) => Object.hasOwn(PRESET_AUTH_CONFIGS, purpose);
+
+const MAX_TTL_SECONDS = MAX_TOKEN_LIFETIME_MS / 1000;
+
+const purposeField = () =>
+  looseString().pipe(
+    z
+      .string()
+      .min(1, 'is required')
+      .max(MAX_PURPOSE_LENGTH, `must be at most ${MAX_PURPOSE_LENGTH} characters`)
+      .regex(/^[A-Za-z0-9_-]+$/, 'may only contain A-Z, a-z, 0-9, - and _'),
+  );
+
+const performedByField = () => boundedString(MAX_NAME_LENGTH).pipe(z.string().min(1, 'is required'));
+
+/** `hh:mm:ss` or `d.hh:mm:ss`, positive and at most 30 days (the longest a token may live); out come seconds. */
+const timeToLiveField = () =>
+  z.string({ message: 'must be a duration hh:mm:ss or d.hh:mm:ss' }).transform((text, ctx) => {
+    const seconds = parseTimeSpan(text);
+    if (seconds === undefined) ctx.addIssue({ code: 'custom', message: 'must be a duration hh:mm:ss or d.hh:mm:ss' });
+    else if (seconds < 1 || seconds > MAX_TTL_SECONDS) ctx.addIssue({ code: 'custom', message: 'must be between 00:00:01 and 30.00:00:00' });
+    return seconds ?? 0;
+  });
+
+export const addAuthConfigSchema = ciObject({
+  purpose: purposeField(),
+  timeToLive: timeToLiveField(),
+  userVerificationRequirement: ciEnum(USER_VERIFICATIONS).optional(),
+  performedBy: performedByField(),
+});
+
+/** Edits change the fields they are given. */
+export const editAuthConfigSchema = ciObject({
+  purpose: purposeField(),
+  timeToLive: timeToLiveField().optional(),
+  userVerificationRequirement: ciEnum(USER_VERIFICATIONS).optional(),
+  performedBy: performedByField(),
+});
+
+export const deleteAuthConfigSchema = ciObject({ purpose: purposeField(), performedBy: performedByField() });
+
+export const listAuthConfigsQuerySchema = ciObject({ purpose: z.string().optional() });
+
+type StoredConfig = NonNullable<Awaited<ReturnType<Db['authConfig']['findUnique']>>>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+function listItem(config: StoredConfig) {
+  return {
+    purpose: config.purpose,
+    timeToLive: config.timeToLiveSeconds,
+    userVerificationRequirement: config.userVerificationRequirement,
+    createdBy: config.createdBy,
+    createdOn: iso(config.createdOn),
+    editedBy: config.editedBy,
+    editedOn: iso(config.editedOn),
+    lastUsedOn: iso(config.lastUsedOn),
+  };
+}
+
+/** A built-in that was never saved: listed with the spec's values and no dates. */
+function presetItem(purpose: string) {
+  const preset = PRESET_AUTH_CONFIGS[purpose];
+  return {
+    purpose,
+    timeToLive: preset.timeToLiveSeconds,
+    userVerificationRequirement: preset.userVerification,
+    createdBy: SYSTEM,
+    createdOn: null,
+    editedBy: null,
+    editedOn: null,
+    lastUsedOn: null,
+  };
+}
+
+const notFound = (purpose: string) => new ApiError('auth_config_not_found', { title: `The configuration ${purpose} does not exist.` });
 
 /**
- * The authentication configuration a sign-in uses: the app's stored one for the purpose, else
- * the preset of that name, else the sign-in preset (an unknown purpose signs in as `sign-in`,
- * as the reference does). An absent or empty purpose means `sign-in`.
+ * Authentication configurations (purposes) per app. Sign-ins resolve them from an in-process
+ * cache (one read per app every `ttlMs`; a change in this process clears it at once), and their
+ * last use is written in batches by `flushUsage`, so neither adds a round trip to a sign-in.
  */
-export async function resolveAuthConfig(db: Db, tenant: string, purpose: string | null | undefined): Promise<ResolvedAuthConfig> {
-  const wanted = purpose && purpose.trim() ? purpose.trim() : 'sign-in';
-  const stored = await db.authConfig.findUnique({ where: { tenant_purpose: { tenant, purpose: wanted } } });
-  if (stored) {
-    return {
-      purpose: stored.purpose,
-      userVerification: stored.userVerificationRequirement as UserVerification,
-      timeToLiveSeconds: stored.timeToLiveSeconds,
-    };
+export class AuthConfigService {
+  private readonly cache = new Map<string, { configs: Map<string, ResolvedAuthConfig>; expires: number }>();
+  private readonly used = new Map<string, { tenant: string; purpose: string; at: Date }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+    private readonly ttlMs = 5000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The configuration a sign-in uses; no purpose means `sign-in`, an unknown one is a 400. */
+  async resolve(tenant: string, purpose: string | null | undefined): Promise<ResolvedAuthConfig> {
+    const wanted = purpose && purpose.trim() ? purpose.trim() : 'sign-in';
+    const config = (await this.configsOf(tenant)).get(wanted) ?? (isPreset(wanted) ? PRESET_AUTH_CONFIGS[wanted] : undefined);
+    if (!config) {
+      throw new ApiError('unknown_purpose', { detail: `There is no authentication configuration '${wanted.slice(0, MAX_PURPOSE_LENGTH)}'; add it with POST /auth-configs/add.` });
+    }
+    return config;
   }
-  return PRESET_AUTH_CONFIGS[wanted] ?? PRESET_AUTH_CONFIGS['sign-in'];
+
+  private async configsOf(tenant: string): Promise<Map<string, ResolvedAuthConfig>> {
+    const now = this.now();
+    const hit = this.cache.get(tenant);
+    if (hit && hit.expires > now) return hit.configs;
+    const rows = await this.db.authConfig.findMany({ where: { tenant }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
+    const configs = new Map(
+      rows.map((r) => [r.purpose, { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds }]),
+    );
+    if (this.cache.size >= 10_000) this.cache.clear();
+    this.cache.set(tenant, { configs, expires: now + this.ttlMs });
+    return configs;
+  }
+
+  /** Notes a successful sign-in under `purpose`; written by the next `flushUsage`. Synchronous, no I/O. */
+  markUsed(tenant: string, purpose: string): void {
+    const key = `${tenant}\u0000${purpose}`;
+    if (this.used.size >= 10_000 && !this.used.has(key)) return;
+    this.used.set(key, { tenant, purpose, at: new Date(this.now()) });
+  }
+
+  /** Writes the last-use times noted since the previous flush; a built-in used for the first time is saved. */
+  async flushUsage(): Promise<void> {
+    const entries = [...this.used.values()];
+    this.used.clear();
+    for (const { tenant, purpose, at } of entries) {
+      const { count } = await this.db.authConfig.updateMany({ where: { tenant, purpose }, data: { lastUsedOn: at } });
+      if (count > 0 || !isPreset(purpose)) continue;
+      const preset = PRESET_AUTH_CONFIGS[purpose];
+      try {
+        await this.db.authConfig.create({
+          data: { tenant, purpose, userVerificationRequirement: preset.userVerification, timeToLiveSeconds: preset.timeToLiveSeconds, createdBy: SYSTEM, lastUsedOn: at },
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        await this.db.authConfig.updateMany({ where: { tenant, purpose }, data: { lastUsedOn: at } }); // saved meanwhile by an edit
+      }
+    }
+  }
+
+  /** Stored configurations and the built-ins, built-ins first; with `purpose`, that one or none. */
+  async list(tenant: string, purpose?: string) {
+    await this.flushUsage();
+    const rows = await this.db.authConfig.findMany({ where: { tenant, ...(purpose ? { purpose } : {}) }, orderBy: { purpose: 'asc' } });
+    const stored = new Map(rows.map((r) => [r.purpose, r]));
+    const builtIns = Object.keys(PRESET_AUTH_CONFIGS).filter((p) => !purpose || p === purpose);
+    return [
+      ...builtIns.map((p) => (stored.has(p) ? listItem(stored.get(p)!) : presetItem(p))),
+      ...rows.filter((r) => !isPreset(r.purpose)).map(listItem),
+    ];
+  }
+
+  async add(tenant: string, input: z.output<typeof addAuthConfigSchema>): Promise<void> {
+    const exists = () => new ApiError('auth_config_already_exists', { title: `The configuration ${input.purpose} already exists.` });
+    if (isPreset(input.purpose)) throw exists();
+    try {
+      await this.db.authConfig.create({
+        data: {
+          tenant,
+          purpose: input.purpose,
+          timeToLiveSeconds: input.timeToLive,
+          userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
+          createdBy: input.performedBy,
+          createdOn: new Date(this.now()),
+        },
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw exists();
+      throw error;
+    }
+    this.changed(tenant, 'ApiAuthenticationConfigurationCreated', input.purpose, input.performedBy, 'created');
+  }
+
+  async edit(tenant: string, input: z.output<typeof editAuthConfigSchema>): Promise<void> {
+    const now = new Date(this.now());
+    const changes = {
+      ...(input.timeToLive !== undefined ? { timeToLiveSeconds: input.timeToLive } : {}),
+      ...(input.userVerificationRequirement !== undefined ? { userVerificationRequirement: input.userVerificationRequirement } : {}),
+      editedBy: input.performedBy,
+      editedOn: now,
+    };
+    const { count } = await this.db.authConfig.updateMany({ where: { tenant, purpose: input.purpose }, data: changes });
+    if (count === 0) {
+      if (!isPreset(input.purpose)) throw notFound(input.purpose);
+      const preset = PRESET_AUTH_CONFIGS[input.purpose];
+      const data = { tenant, purpose: input.purpose, timeToLiveSeconds: preset.timeToLiveSeconds, userVerificationRequirement: preset.userVerification, createdBy: SYSTEM, createdOn: now, ...changes };
+      // A built-in is saved on its first edit; a concurrent first edit or first use may have saved it already.
+      await this.db.authConfig.upsert({ where: { tenant_purpose: { tenant, purpose: input.purpose } }, create: data, update: changes });
+    }
+    this.changed(tenant, 'ApiAuthenticationConfigurationUpdated', input.purpose, input.performedBy, 'edited');
+  }
+
+  async remove(tenant: string, input: z.output<typeof deleteAuthConfigSchema>): Promise<void> {
+    if (isPreset(input.purpose)) throw new ApiError('auth_config_not_deletable', { title: `The ${input.purpose} configuration cannot be deleted.` });
+    const { count } = await this.db.authConfig.deleteMany({ where: { tenant, purpose: input.purpose } });
+    if (count === 0) throw notFound(input.purpose);
+    this.changed(tenant, 'ApiAuthenticationConfigurationDeleted', input.purpose, input.performedBy, 'deleted');
+  }
+
+  private changed(
+    tenant: string,
+    type: 'ApiAuthenticationConfigurationCreated' | 'ApiAuthenticationConfigurationUpdated' | 'ApiAuthenticationConfigurationDeleted',
+    purpose: string,
+    performedBy: string,
+    verb: string,
+  ): void {
+    this.cache.delete(tenant);
+    this.events.record(tenant, { type, message: `The authentication configuration '${purpose}' was ${verb}.`, subject: purpose, performedBy });
+  }
 }

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { ciObject, looseString } from '../http/validation';
 import type { Db } from '../store';
+import { SYSTEM } from './eventTypes';
+import type { EventLog } from './events';
 import { descriptorOf } from '../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../webauthn/encoding';
 
@@ -37,7 +39,10 @@ export function credentialView(c: CredentialRow) {
 }
 
 export class CredentialService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
 
   async list(tenant: string, userId: string) {
     const rows = await this.db.credential.findMany({ where: { tenant, userId }, orderBy: { createdAt: 'asc' } });
@@ -50,6 +55,9 @@ export class CredentialService {
     if (!id) {
       throw new ApiError('validation_failed', { extras: { errors: { credentialId: ['The credentialId field must be base64url.'] } } });
     }
-    await this.db.credential.deleteMany({ where: { tenant, descriptorId: id } });
+    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: id } }, select: { userId: true } });
+    if (!owner) return;
+    const { count } = await this.db.credential.deleteMany({ where: { tenant, descriptorId: id } });
+    if (count > 0) this.events.record(tenant, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
   }
 }

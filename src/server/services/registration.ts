@@ -16,6 +16,7 @@ import { ALIAS_WRITE_ATTEMPTS, MAX_ALIASES, aliasConflict, aliasListSchema, alia
 import { attestationAllowed, type AppSettingsCache } from './appSettings';
 import { USER_VERIFICATIONS } from './authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { EventLog } from './events';
 import { ATTESTATIONS, sessionSchema, type RegistrationSession } from './sessions';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from './tokens';
 import { newVerifyPayload, type VerifyTokenPayload } from './verifyTokens';
@@ -100,6 +101,7 @@ export class RegistrationService {
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
     private readonly settings: AppSettingsCache,
+    private readonly events: EventLog,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -144,7 +146,9 @@ export class RegistrationService {
       aliasHashing: input.aliasHashing ?? true,
       hints: input.hints ?? [],
     };
-    return this.tokens.issue('register', payload);
+    const token = await this.tokens.issue('register', payload);
+    this.events.record(tenant, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
+    return token;
   }
 
   async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
@@ -155,6 +159,7 @@ export class RegistrationService {
 
     const existing = await this.db.credential.findMany({ where: { tenant, userId: registration.userId }, select: { descriptorId: true, transports: true } });
     const { challenge, expiresAt } = await this.challenges.issue(tenant, 'registration');
+    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
     const session: RegistrationSession = {
       app: tenant,
       exp: expiresAt,
@@ -292,6 +297,7 @@ export class RegistrationService {
       },
       this.now(),
     );
+    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationCompleted', message: 'A passkey was registered.', subject: session.userId, performedBy: session.userId });
     return this.tokens.issue('verify', payload);
   }
 }

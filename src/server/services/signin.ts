@@ -12,8 +12,9 @@ import { describeVerificationFailure } from '../webauthn/verificationFailure';
 import { expectationsOf } from '../webauthn/expectations';
 import type { AliasService } from './aliases';
 import type { AppSettingsCache } from './appSettings';
-import { resolveAuthConfig } from './authConfigs';
+import type { AuthConfigService } from './authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { EventLog } from './events';
 import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from './sessions';
 import type { TokenService } from './tokens';
 import { newVerifyPayload } from './verifyTokens';
@@ -45,6 +46,8 @@ export class SigninService {
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
     private readonly settings: AppSettingsCache,
+    private readonly authConfigs: AuthConfigService,
+    private readonly events: EventLog,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -54,7 +57,7 @@ export class SigninService {
    */
   async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
-    const config = await resolveAuthConfig(this.db, tenant, input.purpose);
+    const config = await this.authConfigs.resolve(tenant, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
     const credentials = userId
@@ -149,6 +152,9 @@ export class SigninService {
       },
     });
     if (count !== 1) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+    // Both buffered in memory and written in batches: no round trip here.
+    this.authConfigs.markUsed(tenant, session.purpose);
+    this.events.record(tenant, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });
 
     return this.tokens.issue(
       'verify',

@@ -1,7 +1,12 @@
 import type { Db } from '../store';
+import { SYSTEM } from './eventTypes';
+import type { EventLog } from './events';
 
 export class UserService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
 
   /** Users are the distinct userIds that hold a credential or an alias. */
   async list(tenant: string) {
@@ -35,5 +40,6 @@ export class UserService {
   /** Removes every credential and alias of the user, atomically. */
   async delete(tenant: string, userId: string): Promise<void> {
     await this.db.$transaction([this.db.credential.deleteMany({ where: { tenant, userId } }), this.db.alias.deleteMany({ where: { tenant, userId } })]);
+    this.events.record(tenant, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
   }
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString, optionalSeconds } from '../http/validation';
 import { isUniqueViolation, type Db } from '../store';
 import type { AppSettingsCache } from './appSettings';
+import type { EventLog } from './events';
 import type { TokenService } from './tokens';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from './verifyTokens';
 
@@ -12,15 +13,7 @@ export const verifyTokenSchema = ciObject({ token: looseString().nullish() });
 
 export const generateTokenSchema = ciObject({
   userId: customerUserId(),
-  timeToLive: z.preprocess(
-    (v) => (v === null || v === '' ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
-    z
-      .number({ message: 'must be a whole number of seconds' })
-      .int('must be a whole number of seconds')
-      .min(1, `must be between 1 and ${MAX_GENERATED_TTL_SECONDS}`)
-      .max(MAX_GENERATED_TTL_SECONDS, `must be between 1 and ${MAX_GENERATED_TTL_SECONDS}`)
-      .optional(),
-  ),
+  timeToLive: optionalSeconds(MAX_GENERATED_TTL_SECONDS),
   purpose: boundedString(MAX_PURPOSE_LENGTH).nullish(),
   origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
   rpid: boundedString(MAX_RPID_LENGTH).nullish(),
@@ -36,6 +29,7 @@ export class VerificationService {
     private readonly db: Db,
     private readonly tokens: TokenService,
     private readonly settings: AppSettingsCache,
+    private readonly events: EventLog,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -49,6 +43,7 @@ export class VerificationService {
         throw error;
       }
     }
+    this.events.record(tenant, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);
   }
 
@@ -72,6 +67,7 @@ export class VerificationService {
       },
       this.now(),
     );
+    this.events.record(tenant, { type: 'ApiUserSigninTokenCreated', message: 'A sign-in token was generated.', subject: input.userId, performedBy: input.userId });
     return this.tokens.issue('verify', payload);
   }
 }

@@ -1,0 +1,42 @@
+/**
+ * The event log's types, with the reference service's names (server-behaviour.md 7.4) where it has
+ * one, and its severity names. Stored and answered as names.
+ */
+export const EVENT_TYPES = {
+  ApiAuthUserRegistered: 'Informational',
+  ApiAuthPasskeyRegistrationBegan: 'Informational',
+  ApiAuthPasskeyRegistrationCompleted: 'Informational',
+  ApiAuthInvalidSecretKeyUsed: 'Alert',
+  ApiAuthInvalidPublicKeyUsed: 'Alert',
+  ApiAuthDisabledSecretKeyUsed: 'Alert',
+  ApiAuthDisabledPublicKeyUsed: 'Alert',
+  ApiUserSetAliases: 'Informational',
+  ApiUserDeleteCredential: 'Informational',
+  ApiUserSignInCompleted: 'Informational',
+  ApiUserSignInVerified: 'Informational',
+  ApiUserDeleted: 'Informational',
+  ApiUserSigninTokenCreated: 'Informational',
+  ApiUserMagicLinkCreated: 'Informational',
+  ApiManagementAppCreated: 'Informational',
+  ApiManagementAppFrozen: 'Alert',
+  ApiManagementAppUnfrozen: 'Alert',
+  ApiManagementFeaturesChanged: 'Warning',
+  ApiAuthenticationConfigurationCreated: 'Informational',
+  ApiAuthenticationConfigurationUpdated: 'Informational',
+  ApiAuthenticationConfigurationDeleted: 'Informational',
+  AdminApiKeyCreated: 'Informational',
+  AdminApiKeyDeleted: 'Informational',
+  AdminApiKeyLocked: 'Informational',
+  AdminApiKeyUnlocked: 'Informational',
+  AdminGenerateSignInTokenEndpointEnabled: 'Alert',
+  AdminGenerateSignInTokenEndpointDisabled: 'Alert',
+  AdminMagicLinksEnabled: 'Alert',
+  AdminMagicLinksDisabled: 'Alert',
+  AdminEventLoggingRetentionChanged: 'Warning',
+} as const satisfies Record<string, 'Informational' | 'Warning' | 'Alert' | 'Error'>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+
+/** Who acted when the caller did not say: the reference's wording. */
+export const UNKNOWN_USER = 'Unknown User';
+export const SYSTEM = 'System';
