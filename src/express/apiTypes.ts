@@ -113,14 +113,20 @@ export interface AuthConfiguration {
   [extra: string]: unknown;
 }
 
-/** `POST /auth-configs/add` and `POST /auth-configs`. */
+/** `POST /auth-configs/add`. */
 export interface AuthConfigurationInput {
+  /** `A-Z a-z 0-9 - _`, at most 255 characters. */
   purpose: string;
   /** `hh:mm:ss` or `d.hh:mm:ss`, or whole seconds. */
   timeToLive: string | number;
-  userVerificationRequirement: UserVerification;
+  /** Default `preferred`. */
+  userVerificationRequirement?: UserVerification;
+  /** Who made the change (recorded as createdBy / editedBy). */
   performedBy: string;
 }
+
+/** `POST /auth-configs`: changes the fields it is given. */
+export type AuthConfigurationEdit = Pick<AuthConfigurationInput, 'purpose' | 'performedBy'> & Partial<Pick<AuthConfigurationInput, 'timeToLive' | 'userVerificationRequirement'>>;
 
 /** One page of `GET /events`. */
 export interface EventLogPage {

@@ -1,10 +1,12 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { parseKey } from '../shared/apiKeys';
 import { PROBLEM_CONTENT_TYPE, isProblemBody, problemBody } from '../shared/problem';
+import { formatTimeSpan } from '../shared/timeSpan';
 import type {
   AliasPointer,
   AppFeaturesInput,
   AuthConfiguration,
+  AuthConfigurationEdit,
   AuthConfigurationInput,
   Credential,
   EventLogPage,
@@ -50,6 +52,11 @@ function listOf<T>(body: unknown): T[] {
   if (Array.isArray(body)) return body as T[];
   const values = (body as { values?: unknown } | null)?.values;
   return Array.isArray(values) ? (values as T[]) : [];
+}
+
+/** The service takes a configuration's lifetime as `hh:mm:ss`; whole seconds are written that way. */
+function withTimeSpan<T extends { timeToLive?: string | number }>(input: T): T {
+  return typeof input.timeToLive === 'number' ? { ...input, timeToLive: formatTimeSpan(input.timeToLive) } : input;
 }
 
 /**
@@ -141,11 +148,11 @@ export class PasswordlessClient {
   }
 
   async addAuthConfiguration(input: AuthConfigurationInput): Promise<void> {
-    await this.#call('POST', 'auth-configs/add', input);
+    await this.#call('POST', 'auth-configs/add', withTimeSpan(input));
   }
 
-  async editAuthConfiguration(input: AuthConfigurationInput): Promise<void> {
-    await this.#call('POST', 'auth-configs', input);
+  async editAuthConfiguration(input: AuthConfigurationEdit): Promise<void> {
+    await this.#call('POST', 'auth-configs', withTimeSpan(input));
   }
 
   async deleteAuthConfiguration(input: { purpose: string; performedBy: string }): Promise<void> {

@@ -2,6 +2,7 @@
  * The middleware's private-API client against a real service process, and against small local
  * servers that misbehave in the ways a network can.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PasswordlessApiError, PasswordlessClient, PasswordlessUnreachableError } from '../../src/express';
@@ -104,6 +105,41 @@ describe('PasswordlessClient against the service', () => {
     } finally {
       await sdkClient.close();
     }
+  });
+
+  it('sends magic links, and switches them off through the app features', async () => {
+    // A new app may mail only its admin address (the reference's first-day rule).
+    await client.sendMagicLink({ emailAddress: 'admin@example.com', urlTemplate: 'https://app.example.com/magic?token=$TOKEN', userId: 'u-magic', timeToLive: 600 });
+    const mail = readFileSync(service.mailFile, 'utf8');
+    const token = decodeURIComponent(/token=([^\s&]+)/.exec(mail)![1]);
+    expect(await client.verifyToken(token)).toMatchObject({ success: true, userId: 'u-magic', type: 'magic_link' });
+
+    await client.setAppFeatures({ enableMagicLinks: false });
+    const refused = await rejectionOf(client.sendMagicLink({ emailAddress: 'admin@example.com', urlTemplate: 'https://app.example.com/?t=$TOKEN', userId: 'u-magic' }));
+    expect(refused).toMatchObject({ name: 'PasswordlessApiError', status: 403, errorCode: 'magic_links_disabled' });
+    await client.setAppFeatures({ enableMagicLinks: true });
+  });
+
+  it('manages authentication configurations, with lifetimes as hh:mm:ss or seconds', async () => {
+    await client.addAuthConfiguration({ purpose: 'payment', timeToLive: 300, userVerificationRequirement: 'required', performedBy: 'ops@example.com' });
+    await client.editAuthConfiguration({ purpose: 'payment', timeToLive: '00:10:00', performedBy: 'ops@example.com' });
+    const [payment] = await client.listAuthConfigurations('payment');
+    expect(payment).toMatchObject({ purpose: 'payment', timeToLive: 600, userVerificationRequirement: 'required', createdBy: 'ops@example.com', editedBy: 'ops@example.com' });
+    expect((await client.listAuthConfigurations()).map((c) => c.purpose)).toEqual(expect.arrayContaining(['sign-in', 'step-up', 'payment']));
+    await client.deleteAuthConfiguration({ purpose: 'payment', performedBy: 'ops@example.com' });
+    expect(await client.listAuthConfigurations('payment')).toEqual([]);
+    expect(await rejectionOf(client.deleteAuthConfiguration({ purpose: 'payment', performedBy: 'ops@example.com' }))).toMatchObject({ status: 404 });
+  });
+
+  it('reads the event log once the app logs events', async () => {
+    expect(await rejectionOf(client.getEventLog({ pageNumber: 1 }))).toMatchObject({ status: 403, errorCode: 'event_logging_disabled' });
+    const res = await service.http.post(`/admin/apps/${app.appId}/features`).set('ManagementKey', MANAGEMENT_KEY).send({ eventLoggingIsEnabled: true });
+    expect(res.status).toBe(204);
+    await client.setAliases({ userId: 'u-events', aliases: ['events@example.com'] });
+    const page = await client.getEventLog({ pageNumber: 1, numberOfResults: 10 });
+    expect(page.tenantId).toBe(app.appId);
+    expect(page.totalEventCount).toBeGreaterThanOrEqual(1);
+    expect(page.events[0]).toMatchObject({ eventType: 'ApiUserSetAliases', subject: 'u-events' });
   });
 
   it('refuses a secret that is not an ApiSecret, without echoing it', () => {

@@ -41,6 +41,8 @@ export async function waitUntilServing(url: string, child: ChildProcessWithoutNu
 
 export interface ServiceProcess {
   url: string;
+  /** Where the service writes mail (no SMTP configured). */
+  mailFile: string;
   /** supertest against the process, for the ceremony helpers. */
   http: ReturnType<typeof supertest>;
   /** Creates an app through the management API. */
@@ -54,8 +56,9 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
   const database = await createTestDatabase('sqlite');
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
+  const mailFile = `${database.url.replace(/^file:/, '')}.mail.md`;
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: childEnv({ DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_KEY, LOG_LEVEL: 'warn', MAIL_FILE: database.url.replace(/^file:/, '') + '.mail.md', ...env }),
+    env: childEnv({ DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_KEY, LOG_LEVEL: 'warn', MAIL_FILE: mailFile, ...env }),
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -70,6 +73,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
   const http = supertest(url);
   return {
     url,
+    mailFile,
     http,
     database,
     async createApp() {
