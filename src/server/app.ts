@@ -8,7 +8,9 @@ import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
+import { storeProblem } from './http/storeProblem';
 import { adminRoutes } from './routes/admin';
+import { appDeletionRoutes } from './routes/app-deletion';
 import { aliasRoutes } from './routes/alias';
 import { appFeatureRoutes } from './routes/app-features';
 import { authConfigRoutes } from './routes/auth-configs';
@@ -47,6 +49,7 @@ function apiRouter(services: Services): express.Router {
   router.use(authConfigRoutes(services));
   router.use(eventRoutes(services));
   router.use(appFeatureRoutes(services));
+  router.use(appDeletionRoutes(services));
   return router;
 }
 
@@ -68,7 +71,7 @@ function sendError(res: express.Response, req: Request, error: ApiError): void {
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
-    const problem = error instanceof ApiError ? error : requestProblem(error);
+    const problem = error instanceof ApiError ? error : (requestProblem(error) ?? storeProblem(error));
     if (problem) {
       sendError(res, req, problem);
       return;

@@ -7,5 +7,8 @@ import { ApiError } from './problem';
  * it is the caller's app that is missing, not a server failure.
  */
 export function storeProblem(error: unknown): ApiError | undefined {
-  return isForeignKeyViolation(error) ? new ApiError('app_not_found', { detail: 'The app was deleted while this request ran; nothing was stored.' }) : undefined;
+  return isForeignKeyViolation(error) ? appDeletedMeanwhile() : undefined;
 }
+
+/** The app of the request was deleted after the request was authenticated. */
+export const appDeletedMeanwhile = () => new ApiError('app_not_found', { detail: 'The app was deleted while this request ran; nothing was stored.' });

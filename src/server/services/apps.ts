@@ -198,7 +198,15 @@ export class AppsService {
 
   async list() {
     const apps = await this.db.app.findMany({ orderBy: { id: 'asc' } });
-    return apps.map((app) => ({ appId: app.id, adminEmail: app.adminEmail, plan: app.plan, createdAt: app.createdAt.toISOString(), frozen: app.frozen }));
+    return apps.map((app) => ({
+      appId: app.id,
+      adminEmail: app.adminEmail,
+      plan: app.plan,
+      createdAt: app.createdAt.toISOString(),
+      frozen: app.frozen,
+      // Pending deletion: when the data goes (null: not pending).
+      deleteAt: app.deleteAt?.toISOString() ?? null,
+    }));
   }
 
   private async requireApp(appId: string) {
