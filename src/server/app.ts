@@ -17,6 +17,7 @@ import { authConfigRoutes } from './routes/auth-configs';
 import { credentialRoutes } from './routes/credentials';
 import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
+import { legacyApi } from './routes/legacy';
 import { magicLinkRoutes } from './routes/magic-links';
 import { registerRoutes } from './routes/register';
 import { signinRoutes } from './routes/signin';
@@ -98,6 +99,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
   app.use(jsonBody);
   const api = apiRouter(services);
+  app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);
   const wrongMethod = methodNotAllowed(api);
