@@ -93,6 +93,20 @@ function querySqlite<T>(url: string, sql: string): T[] {
   }
 }
 
+/** Runs statements on the database directly, past the store, as an older version of the service would have written. */
+async function execute(provider: Provider, url: string, statements: string[]): Promise<void> {
+  if (provider === 'postgresql') {
+    for (const sql of statements) await queryPostgres(url, sql);
+    return;
+  }
+  const db = new Database(sqliteFilename(url));
+  try {
+    for (const sql of statements) db.exec(sql);
+  } finally {
+    db.close();
+  }
+}
+
 async function tableNames(provider: Provider, url: string): Promise<string[]> {
   const rows =
     provider === 'sqlite'
@@ -323,13 +337,7 @@ describe.each(providers())('migrations on %s', (provider) => {
       `INSERT INTO "App" ("id", "adminEmail", "eventLoggingRetentionPeriod") VALUES ('keptapp', 'owner@example.com', 7)`,
       `INSERT INTO "DispatchedEmail" ("id", "tenant", "userId", "emailAddress", "linkTemplate") VALUES ('sent1', 'oldapp', 'u1', 'someone@example.com', 'https://x/?t=$TOKEN')`,
     ];
-    if (provider === 'sqlite') {
-      const db = new Database(sqliteFilename(database.url));
-      for (const sql of seed) db.exec(sql);
-      db.close();
-    } else {
-      for (const sql of seed) await queryPostgres(database.url, sql);
-    }
+    await execute(provider, database.url, seed);
     const s = open();
     expect(await s.migrate()).toEqual(ALL.slice(1));
     const apps = await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, eventLoggingRetentionPeriod: true, magicLinkEmailMonthlyQuota: true } });
@@ -437,13 +445,7 @@ describe.each(providers())('migrations on %s', (provider) => {
           `INSERT INTO "TokenKey" ("tenant", "keyId", "keyMaterial") VALUES ('${app}', 1, 'k')`,
         ]),
       ];
-      if (provider === 'sqlite') {
-        const db = new Database(sqliteFilename(database.url));
-        for (const sql of seed) db.exec(sql);
-        db.close();
-      } else {
-        for (const sql of seed) await queryPostgres(database.url, sql);
-      }
+      await execute(provider, database.url, seed);
       const s = open();
       expect(await s.migrate()).toEqual(ALL.filter((name) => !before.some((m) => m.name === name)));
       for (const table of ['alias', 'authConfig', 'tokenKey'] as const) {
