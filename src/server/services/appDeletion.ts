@@ -5,6 +5,7 @@ import { ApiError } from '../http/problem';
 import { MAX_NAME_LENGTH, boundedString, ciObject } from '../http/validation';
 import type { Db } from '../store';
 import { APP_ID_PATTERN } from './apiKeys';
+import { appNotFound } from './apps';
 import { deletionWarningMessage } from './deletionWarningMessage';
 import { SYSTEM } from './eventTypes';
 import type { EventLog } from './events';
@@ -38,8 +39,6 @@ export interface DeletionSweepReport {
   deleted: string[];
 }
 
-const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
-
 /**
  * Account deletion (the spec's States table): a request freezes the app's keys after 24 hours and
  * deletes all of its data after 14 days, unless an admin cancels it with the emailed link (or the
@@ -62,7 +61,7 @@ export class AppDeletionService {
 
   /** Schedules the deletion and mails the warning with the abort link; 502 (and nothing scheduled) if the mail cannot go. */
   async schedule(appId: string, requestedBy: string): Promise<DeletionSchedule> {
-    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId }, select: { adminEmail: true, deleteAt: true } }) : null;
+    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId }, select: { adminEmail: true } }) : null;
     if (!app) throw appNotFound(appId);
     const now = this.now();
     const keysFreezeAt = new Date(now + KEYS_FREEZE_AFTER_MS);

@@ -112,7 +112,7 @@ function assertAppId(appId: string): void {
 /** Tries at picking an unused key id when concurrent requests keep taking the one picked. */
 const KEY_ID_ATTEMPTS = 3;
 
-const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+export const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
 
 /** A key id is the key's last four hex characters; anything else (or under an impossible app id) names no key. */
 function assertKeyAddress(appId: string, keyId: string): void {
