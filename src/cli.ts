@@ -21,6 +21,9 @@ const USAGE = `Usage: passwordless-selfhost <command>
   apps unlock <appId> <keyId>             unlock one key
   apps freeze <appId> | unfreeze <appId>  lock or unlock every key of an app
   apps delete <appId>                     delete an app and all of its data
+  apps delete --schedule <appId>          schedule the deletion: the admin is mailed a link that
+                                          cancels it; keys freeze after 24 h, data goes after 14 days
+  apps cancel-delete <appId>              cancel a scheduled deletion
 
 Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).`;
 
@@ -46,14 +49,14 @@ async function apps(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' } },
+    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' }, schedule: { type: 'boolean' } },
   });
   const [action, appId, keyId] = positionals;
   const need = (value: string | undefined, what: string) => {
     if (!value) throw new UsageError(`apps ${action}: missing ${what}`);
     return value;
   };
-  await withServices(async ({ apps: service }) => {
+  await withServices(async ({ apps: service, deletions }) => {
     switch (action) {
       case 'create': {
         // The same validation as the management API's create.
@@ -79,7 +82,10 @@ async function apps(args: string[]): Promise<void> {
         process.stdout.write(`${appId} ${action === 'freeze' ? 'frozen' : 'unfrozen'}\n`);
         return;
       case 'delete':
-        print(await service.delete(need(appId, '<appId>')));
+        print(values.schedule ? await deletions.schedule(need(appId, '<appId>'), 'the command line') : await service.delete(need(appId, '<appId>')));
+        return;
+      case 'cancel-delete':
+        print(await deletions.cancel(need(appId, '<appId>'), 'the command line'));
         return;
       default:
         throw new UsageError(action ? `unknown apps command '${action}'` : 'apps: missing a command');

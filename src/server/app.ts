@@ -8,13 +8,16 @@ import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
+import { storeProblem } from './http/storeProblem';
 import { adminRoutes } from './routes/admin';
+import { appDeletionRoutes } from './routes/app-deletion';
 import { aliasRoutes } from './routes/alias';
 import { appFeatureRoutes } from './routes/app-features';
 import { authConfigRoutes } from './routes/auth-configs';
 import { credentialRoutes } from './routes/credentials';
 import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
+import { legacyApi } from './routes/legacy';
 import { magicLinkRoutes } from './routes/magic-links';
 import { registerRoutes } from './routes/register';
 import { signinRoutes } from './routes/signin';
@@ -47,6 +50,7 @@ function apiRouter(services: Services): express.Router {
   router.use(authConfigRoutes(services));
   router.use(eventRoutes(services));
   router.use(appFeatureRoutes(services));
+  router.use(appDeletionRoutes(services));
   return router;
 }
 
@@ -68,7 +72,7 @@ function sendError(res: express.Response, req: Request, error: ApiError): void {
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
-    const problem = error instanceof ApiError ? error : requestProblem(error);
+    const problem = error instanceof ApiError ? error : (requestProblem(error) ?? storeProblem(error));
     if (problem) {
       sendError(res, req, problem);
       return;
@@ -95,6 +99,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
   app.use(jsonBody);
   const api = apiRouter(services);
+  app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);
   const wrongMethod = methodNotAllowed(api);

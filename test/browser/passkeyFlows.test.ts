@@ -310,4 +310,34 @@ browserSuite('end-to-end passkey').each(providers())('browser passkey flows (cli
     },
     TEST_TIMEOUT_MS,
   );
+
+  // Last: it adds a second passkey to the authenticator, which the tests above expect to hold one.
+  it(
+    'completes an older-generation (/v3) register token with the same client and the current public API; /v3 verifies its tokens with username',
+    async () => {
+      registeredCredential();
+      const legacyUser = `legacy-${randomUUID()}`;
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${serviceUrl()}${path}`, { method: 'POST', headers: { ApiSecret: apiSecret, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: res.status, body: (await res.json()) as unknown };
+      };
+      const issued = await post('/v3/register/token', { userId: legacyUser, username: 'bob', displayname: 'Bob' });
+      expect(issued).toEqual({ status: 200, body: expect.stringMatching(/^register_/) });
+
+      const registered = await callPage(page, 'register', issued.body as string, 'Legacy key');
+      expect(registered.error).toBeUndefined();
+      const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+      expect(credentials.map((c) => c.userHandle)).toContain(Buffer.from(legacyUser).toString('base64'));
+
+      const { result } = await signinInPage('signinWithId', legacyUser);
+      expect(result.error).toBeUndefined();
+      // The registration's token, then a current sign-in's.
+      for (const token of [registered.token, result.token]) {
+        const verified = await post('/v3/signin/verify', { token });
+        expect(verified).toEqual({ status: 200, body: expect.objectContaining({ success: true, username: legacyUser, origin: pages!.origin, rpid: 'localhost', nickname: 'Legacy key' }) });
+        expect(Object.keys(verified.body as object)).toEqual(expect.not.arrayContaining(['userId', 'tokenId', 'type']));
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

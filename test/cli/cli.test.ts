@@ -1,7 +1,7 @@
 import { outputOf, type ChildResult } from '../support/childProcess';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ApiKeyAuthenticator } from '../../src/server/services/apiKeys';
@@ -115,7 +115,7 @@ describe('migrate', () => {
 /** The `apps` commands against their own SQLite file. */
 function appsCli() {
   const dir = tempDir();
-  const env = { DATABASE_URL: `file:${join(dir.path, 'apps.db')}` };
+  const env = { DATABASE_URL: `file:${join(dir.path, 'apps.db')}`, MAIL_FILE: join(dir.path, 'mail.md'), PUBLIC_URL: 'https://passkeys.example.com' };
   const apps = (...args: string[]) => runCli(['apps', ...args], env);
   return {
     env,
@@ -126,6 +126,7 @@ function appsCli() {
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
       return JSON.parse(result.stdout);
     },
+    mailFile: env.MAIL_FILE,
     remove: dir.remove,
   };
 }
@@ -160,7 +161,7 @@ describe('apps', () => {
         await store.close();
       }
 
-      expect(await cli.json('list')).toEqual([{ appId: 'myapp', adminEmail: 'a@b.c', plan: 'trial', createdAt: expect.any(String), frozen: false }]);
+      expect(await cli.json('list')).toEqual([{ appId: 'myapp', adminEmail: 'a@b.c', plan: 'trial', createdAt: expect.any(String), frozen: false, deleteAt: null }]);
 
       const keys = await cli.apps('keys', 'myapp');
       expect(keys.code).toBe(0);
@@ -177,6 +178,26 @@ describe('apps', () => {
 
       expect(await cli.json('delete', 'myapp')).toMatchObject({ isDeleted: true, message: "The app 'myapp' was deleted." });
       expect(await cli.json('list')).toEqual([]);
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
+    'schedules a deletion, mailing the admin the abort link, and cancels it',
+    async () => {
+      await cli.json('create', 'doomed', '--admin-email', 'owner@example.com');
+      const scheduled = await cli.json('delete', '--schedule', 'doomed');
+      expect(scheduled).toEqual({ message: expect.stringContaining("The app 'doomed' will be deleted."), isDeleted: false, keysFreezeAt: expect.any(String), deleteAt: expect.any(String), adminEmails: ['owner@example.com'] });
+      expect(Date.parse(scheduled.deleteAt) - Date.parse(scheduled.keysFreezeAt)).toBe(13 * 86_400_000);
+      const mail = readFileSync(cli.mailFile, 'utf8');
+      expect(mail).toContain('To: owner@example.com');
+      expect(mail).toContain("Subject: Your app 'doomed' is scheduled for deletion");
+      expect(mail).toMatch(/^https:\/\/passkeys\.example\.com\/apps\/delete\/cancel\/doomed\?token=abort_\S+$/m);
+      expect((await cli.json('list')).find((a: { appId: string }) => a.appId === 'doomed').deleteAt).toBe(scheduled.deleteAt);
+
+      expect(await cli.json('cancel-delete', 'doomed')).toEqual({ message: "The deletion of the app 'doomed' was cancelled; its keys work again." });
+      const again = await cli.apps('cancel-delete', 'doomed');
+      expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: 'error: App was not scheduled for deletion.\n' });
     },
     CLI_TIMEOUT_MS,
   );
@@ -197,6 +218,8 @@ describe('apps refusals', () => {
     [['create', 'planned', '--admin-email', 'a@b.c', '--plan', 'platinum'], /plan field must be one of: trial, pro, enterprise/],
     [['lock', 'taken', 'zzzz'], /Apikey was not found/],
     [['keys', 'nosuchapp'], /App was not found/],
+    [['delete', '--schedule', 'nosuchapp'], /App was not found/],
+    [['cancel-delete', 'nosuchapp'], /App was not found/],
     [['frobnicate'], /unknown apps command/],
   ])(
     'exits 1 with a message for `apps %j`',

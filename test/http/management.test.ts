@@ -328,7 +328,7 @@ describe.each(providers())('management API on %s', (provider) => {
       await admin.post(appPath(appId, '/create'), { adminEmail: 'listed@example.com', plan: 'pro' });
       const res = await admin.get('/admin/apps');
       expect(res.status).toBe(200);
-      expect(res.body.values).toContainEqual({ appId, adminEmail: 'listed@example.com', plan: 'pro', createdAt: expect.any(String), frozen: false });
+      expect(res.body.values).toContainEqual({ appId, adminEmail: 'listed@example.com', plan: 'pro', createdAt: expect.any(String), frozen: false, deleteAt: null });
     });
   });
 

@@ -8,7 +8,8 @@ import { Client } from 'pg';
 import ts from 'typescript';
 import { Prisma as SqlitePrisma } from '../../src/server/store/generated/sqlite/client';
 import { Prisma as PostgresPrisma } from '../../src/server/store/generated/postgresql/client';
-import { openStore, sqliteFilename, type Db, type Store } from '../../src/server/store';
+import { isForeignKeyViolation, openStore, sqliteFilename, type Db, type Store } from '../../src/server/store';
+import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { loadMigrations, MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Migration, type Provider } from '../../src/server/store/migrate';
 import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
@@ -36,15 +37,17 @@ function runNode(script: string, env: Record<string, string>): Promise<ChildResu
   return outputOf(spawn(process.execPath, ['-e', script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } }));
 }
 
-/** migrate.ts as CommonJS plus the committed SQLite migrations, for child processes to load. */
+/** migrate.ts (and the connection setup it imports) as CommonJS plus the committed SQLite migrations, for child processes to load. */
 function prepareSqliteMigrator(): { module: string; migrations: string; cleanup(): void } {
   const dir = join(TMP, `migrator-${randomBytes(4).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
-  const source = readFileSync(join(ROOT, 'src', 'server', 'store', 'migrate.ts'), 'utf8');
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  });
-  writeFileSync(join(dir, 'migrate.js'), outputText);
+  for (const name of ['migrate', 'sqlite']) {
+    const source = readFileSync(join(ROOT, 'src', 'server', 'store', `${name}.ts`), 'utf8');
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    });
+    writeFileSync(join(dir, `${name}.js`), outputText);
+  }
   writeFileSync(join(dir, 'migrations.json'), JSON.stringify(loadMigrations('sqlite')));
   return { module: join(dir, 'migrate.js'), migrations: join(dir, 'migrations.json'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -85,6 +88,20 @@ function querySqlite<T>(url: string, sql: string): T[] {
   const db = new Database(sqliteFilename(url), { readonly: true });
   try {
     return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs statements on the database directly, past the store, as an older version of the service would have written. */
+async function execute(provider: Provider, url: string, statements: string[]): Promise<void> {
+  if (provider === 'postgresql') {
+    for (const sql of statements) await queryPostgres(url, sql);
+    return;
+  }
+  const db = new Database(sqliteFilename(url));
+  try {
+    for (const sql of statements) db.exec(sql);
   } finally {
     db.close();
   }
@@ -133,6 +150,9 @@ const MODELS: ModelCase[] = [
       createdAt: T1,
       frozen: true,
       deleteAt: T2,
+      keysFreezeAt: T3,
+      keysFrozenForDeletion: true,
+      deletionNonce: 'n'.repeat(43),
       eventLoggingIsEnabled: true,
       eventLoggingRetentionPeriod: 90,
       magicLinkEmailMonthlyQuota: 2147483647,
@@ -144,7 +164,7 @@ const MODELS: ModelCase[] = [
       sdkCompatibleLists: true,
     }),
     key: byId,
-    nullable: ['deleteAt', 'maxUsers', 'sdkCompatibleLists'],
+    nullable: ['deleteAt', 'keysFreezeAt', 'deletionNonce', 'maxUsers', 'sdkCompatibleLists'],
   },
   {
     model: 'ApiKey',
@@ -269,6 +289,8 @@ function scalarFields(prisma: typeof SqlitePrisma | typeof PostgresPrisma, model
 
 async function roundTrip(db: Db, model: ModelCase['model'], row: Record<string, unknown>, key: Record<string, unknown>) {
   const delegate = delegateOf(db, model);
+  // Every other model's rows belong to an app that must exist.
+  if (model !== 'App') await db.app.create({ data: { id: String(row.tenant), adminEmail: 'owner@example.com' } });
   await delegate.create({ data: row });
   const stored = await delegate.findUnique({ where: key });
   await delegate.delete({ where: key });
@@ -315,13 +337,7 @@ describe.each(providers())('migrations on %s', (provider) => {
       `INSERT INTO "App" ("id", "adminEmail", "eventLoggingRetentionPeriod") VALUES ('keptapp', 'owner@example.com', 7)`,
       `INSERT INTO "DispatchedEmail" ("id", "tenant", "userId", "emailAddress", "linkTemplate") VALUES ('sent1', 'oldapp', 'u1', 'someone@example.com', 'https://x/?t=$TOKEN')`,
     ];
-    if (provider === 'sqlite') {
-      const db = new Database(sqliteFilename(database.url));
-      for (const sql of seed) db.exec(sql);
-      db.close();
-    } else {
-      for (const sql of seed) await queryPostgres(database.url, sql);
-    }
+    await execute(provider, database.url, seed);
     const s = open();
     expect(await s.migrate()).toEqual(ALL.slice(1));
     const apps = await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, eventLoggingRetentionPeriod: true, magicLinkEmailMonthlyQuota: true } });
@@ -376,7 +392,102 @@ describe.each(providers())('migrations on %s', (provider) => {
     });
   });
 
+  describe('every tenant-owned row belongs to an app (foreign keys with cascades)', () => {
+    const owned = MODELS.filter((m) => m.model !== 'App');
+
+    it('deleting the App row deletes every row of that app and nothing of another app', async () => {
+      const s = open();
+      await s.migrate();
+      const rows = (k: string) => owned.map((spec) => ({ spec, row: spec.row(k) }));
+      const [doomed, kept] = [rows(randomBytes(4).toString('hex')), rows(randomBytes(4).toString('hex'))];
+      for (const set of [doomed, kept]) {
+        await s.db.app.create({ data: { id: String(set[0].row.tenant), adminEmail: 'owner@example.com' } });
+        for (const { spec, row } of set) await delegateOf(s.db, spec.model).create({ data: row });
+      }
+      await s.db.app.delete({ where: { id: String(doomed[0].row.tenant) } });
+      for (const { spec, row } of doomed) expect({ model: spec.model, row: await delegateOf(s.db, spec.model).findUnique({ where: spec.key(row) }) }).toEqual({ model: spec.model, row: null });
+      for (const { spec, row } of kept) expect({ model: spec.model, found: (await delegateOf(s.db, spec.model).findUnique({ where: spec.key(row) })) !== null }).toEqual({ model: spec.model, found: true });
+    });
+
+    it('refuses a row for an app that does not exist, through Prisma and through the driver', async () => {
+      const s = open();
+      await s.migrate();
+      for (const spec of owned) {
+        const error = await delegateOf(s.db, spec.model).create({ data: spec.row(randomBytes(4).toString('hex')) }).then(() => undefined, (e: unknown) => e);
+        expect({ model: spec.model, foreignKeyViolation: isForeignKeyViolation(error) }).toEqual({ model: spec.model, foreignKeyViolation: true });
+      }
+      const insert = `INSERT INTO "Alias" ("tenant", "aliasHash", "userId") VALUES ('noapp', 'h', 'u')`;
+      let driverError: unknown;
+      if (provider === 'sqlite') {
+        const db = openSqliteConnection(sqliteFilename(database.url));
+        try {
+          db.exec(insert);
+        } catch (error) {
+          driverError = error;
+        } finally {
+          db.close();
+        }
+      } else {
+        driverError = await queryPostgres(database.url, insert).then(() => undefined, (e: unknown) => e);
+      }
+      expect(isForeignKeyViolation(driverError)).toBe(true);
+      expect(await s.db.alias.count()).toBe(0);
+    });
+
+    it('upgrading drops the rows that apps deleted earlier left behind, and keeps every other row', async () => {
+      const before = loadMigrations(provider).filter((m) => m.name < '20261123020000');
+      await migrateWith(provider, database.url, before);
+      const seed = [
+        `INSERT INTO "App" ("id", "adminEmail") VALUES ('keptapp', 'owner@example.com')`,
+        ...['keptapp', 'goneapp'].flatMap((app) => [
+          `INSERT INTO "Alias" ("tenant", "aliasHash", "userId") VALUES ('${app}', 'h-${app}', 'u1')`,
+          `INSERT INTO "AuthConfig" ("tenant", "purpose", "createdBy") VALUES ('${app}', 'p', 'me')`,
+          `INSERT INTO "TokenKey" ("tenant", "keyId", "keyMaterial") VALUES ('${app}', 1, 'k')`,
+        ]),
+      ];
+      await execute(provider, database.url, seed);
+      const s = open();
+      expect(await s.migrate()).toEqual(ALL.filter((name) => !before.some((m) => m.name === name)));
+      for (const table of ['alias', 'authConfig', 'tokenKey'] as const) {
+        expect({ table, tenants: (await (s.db[table] as unknown as { findMany(a: object): Promise<{ tenant: string }[]> }).findMany({ select: { tenant: true } })).map((r) => r.tenant) }).toEqual({ table, tenants: ['keptapp'] });
+      }
+    });
+  });
+
   if (provider === 'sqlite') {
+    it('turns foreign keys on for the store connection and for driver-level connections', async () => {
+      const s = open();
+      await s.migrate();
+      // The store's db is the Prisma client itself; Db just does not name $queryRawUnsafe.
+      const prisma = s.db as unknown as { $queryRawUnsafe(sql: string): Promise<unknown> };
+      expect(await prisma.$queryRawUnsafe('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1n }]);
+      const db = openSqliteConnection(sqliteFilename(database.url));
+      try {
+        expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      } finally {
+        db.close();
+      }
+    });
+
+    it('runs migrations with foreign keys off, so redefining App cascades into nothing, and refuses one that leaves a row without its app', async () => {
+      const s = open();
+      await s.migrate();
+      await s.db.app.create({ data: { id: 'keptapp', adminEmail: 'owner@example.com' } });
+      await s.db.alias.create({ data: { tenant: 'keptapp', aliasHash: 'h', userId: 'u1' } });
+      const redefineApp = withChecksum(
+        '20991231000000_redefine_app',
+        `CREATE TABLE "new_App" ("id" TEXT NOT NULL PRIMARY KEY, "adminEmail" TEXT NOT NULL);
+         INSERT INTO "new_App" SELECT "id", "adminEmail" FROM "App"; DROP TABLE "App"; ALTER TABLE "new_App" RENAME TO "App";`,
+      );
+      expect(migrateSqlite(sqliteFilename(database.url), [...loadMigrations('sqlite'), redefineApp])).toEqual([redefineApp.name]);
+      expect(await s.db.alias.count()).toBe(1);
+
+      const orphaning = withChecksum('20991231000001_orphaning', `DELETE FROM "App" WHERE "id" = 'keptapp';`);
+      expect(() => migrateSqlite(sqliteFilename(database.url), [...loadMigrations('sqlite'), redefineApp, orphaning])).toThrow(/rows whose app does not exist/);
+      expect(await s.appliedMigrations()).toEqual([...ALL, redefineApp.name]);
+      expect(await s.db.app.count()).toBe(1);
+    });
+
     it('leaves the SQLite file in WAL mode', async () => {
       await open().migrate();
       const db = new Database(sqliteFilename(database.url), { readonly: true });

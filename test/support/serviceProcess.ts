@@ -47,16 +47,22 @@ export interface ServiceProcess {
   http: ReturnType<typeof supertest>;
   /** Creates an app through the management API. */
   createApp(): Promise<TestApp>;
+  /** What the process wrote to stdout and stderr so far (its log lines). */
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** The service as users run it (`node dist/cli.js serve`), on a fresh SQLite file and a free port. */
-export async function startServiceProcess(env: Record<string, string> = {}): Promise<ServiceProcess & { database: TestDatabase }> {
+/**
+ * The service as users run it (`node dist/cli.js serve`), on a free port and a fresh SQLite file,
+ * or on `shared`, a database the caller owns (and drops): several processes on one are replicas.
+ */
+export async function startServiceProcess(env: Record<string, string> = {}, shared?: TestDatabase): Promise<ServiceProcess & { database: TestDatabase }> {
   ensureBuilt();
-  const database = await createTestDatabase('sqlite');
+  const database = shared ?? (await createTestDatabase('sqlite'));
+  const drop = () => (shared ? Promise.resolve() : database.drop());
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
-  const mailFile = `${database.url.replace(/^file:/, '')}.mail.md`;
+  const mailFile = database.url.startsWith('file:') ? `${database.url.replace(/^file:/, '')}.mail.md` : join(ROOT, '.test-tmp', `mail-${port}.md`);
   const child = spawn(process.execPath, [CLI, 'serve'], {
     env: childEnv({ DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_KEY, LOG_LEVEL: 'warn', MAIL_FILE: mailFile, ...env }),
   });
@@ -67,7 +73,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
     await waitUntilServing(`${url}/health/http`, child, () => output);
   } catch (error) {
     child.kill('SIGKILL');
-    await database.drop();
+    await drop();
     throw error;
   }
   const http = supertest(url);
@@ -82,6 +88,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
       if (res.status !== 200) throw new Error(`creating app ${appId} failed: ${res.status} ${JSON.stringify(res.body)}`);
       return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
     },
+    output: () => output,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -90,7 +97,7 @@ export async function startServiceProcess(env: Record<string, string> = {}): Pro
         await exited;
         clearTimeout(timer);
       }
-      await database.drop();
+      await drop();
     },
   };
 }

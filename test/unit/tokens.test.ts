@@ -32,6 +32,8 @@ describe('TokenService', () => {
     database = await createTestDatabase('sqlite');
     store = openStore(database.url);
     await store.migrate();
+    // Token keys belong to an app (a foreign key), so the apps these tests sign for exist.
+    await store.db.app.createMany({ data: Array.from({ length: 9 }, (_, i) => ({ id: `tokapp${i + 1}`, adminEmail: 'owner@example.com' })) });
   });
   afterAll(async () => {
     await store.close();

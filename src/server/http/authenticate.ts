@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { parseKey, type ApiKeyAuthenticator, type AuthenticatedKey, type Scope } from '../services/apiKeys';
+import { parseKey, type ApiKeyAuthenticator, type AuthenticatedKey, type KeyCheck, type Scope } from '../services/apiKeys';
 import { ApiError } from './problem';
 
 export type KeyHeader = 'ApiSecret' | 'ApiKey';
@@ -43,6 +43,14 @@ export function authOf(res: Response): AuthenticatedKey {
   return auth;
 }
 
+const REFUSED: Record<Exclude<KeyCheck, { ok: true }>['reason'], (header: KeyHeader) => string> = {
+  unknown: (header) => `The value of your '${header}' is not valid.`,
+  invalid: (header) => `The value of your '${header}' is not valid.`,
+  locked: (header) => `Your '${header}' is locked, or its app is frozen.`,
+  deleting: (header) =>
+    `The app of your '${header}' is being deleted: its keys are frozen and its data will be deleted. The link in the warning email sent to the app's admin cancels the deletion.`,
+};
+
 /** Accepts only a valid, unlocked key of the kind the header names, optionally with a scope. */
 export function requireKey(authenticator: ApiKeyAuthenticator, header: KeyHeader, scope?: Scope): RequestHandler {
   const kind = header === 'ApiSecret' ? 'secret' : 'public';
@@ -53,9 +61,7 @@ export function requireKey(authenticator: ApiKeyAuthenticator, header: KeyHeader
       throw unauthorized(header, describeBadKey(header, value, headerValue(req, OTHER[header]) !== undefined));
     }
     const check = await authenticator.check(value);
-    if (!check.ok) {
-      throw unauthorized(header, check.reason === 'locked' ? `Your '${header}' is locked, or its app is frozen.` : `The value of your '${header}' is not valid.`);
-    }
+    if (!check.ok) throw unauthorized(header, REFUSED[check.reason](header));
     if (scope && !check.key.scopes.includes(scope)) {
       throw new ApiError('forbidden', {
         detail: `You are unable to access this resource because you do not have the required permissions. Required scopes: ${scope}`,

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { requireManagementKey } from '../http/authenticate';
 import { ciObject, parseWith } from '../http/validation';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apiKeys';
+import { markDeleteSchema } from '../services/appDeletion';
 import { createAppSchema, featuresPatchSchema } from '../services/apps';
+import { UNKNOWN_USER } from '../services/eventTypes';
 import type { Services } from '../services';
 
 // The reference sends key scopes as enum integers (Register=0, Login=1 / TokenRegister=0, TokenVerify=1).
@@ -20,7 +22,7 @@ const scopesSchema = (kind: KeyKind) => {
 /** Management API (`ManagementKey` header): apps, their keys and features. */
 export function adminRoutes(services: Services): Router {
   const router = Router();
-  const { apps } = services;
+  const { apps, deletions } = services;
   // Per route rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
   const mk = requireManagementKey(services.config.managementKey);
 
@@ -35,6 +37,13 @@ export function adminRoutes(services: Services): Router {
   });
   router.delete('/admin/apps/:appId', mk, async (req, res) => {
     res.json(await apps.delete(String(req.params.appId)));
+  });
+  router.post('/admin/apps/:appId/mark-delete', mk, async (req, res) => {
+    const { deletedBy } = parseWith(markDeleteSchema, req.body);
+    res.json(await deletions.schedule(String(req.params.appId), deletedBy?.trim() || UNKNOWN_USER));
+  });
+  router.post('/admin/apps/:appId/cancel-delete', mk, async (req, res) => {
+    res.json(await deletions.cancel(String(req.params.appId), UNKNOWN_USER));
   });
   router.get('/admin/apps/:appId/features', mk, async (req, res) => {
     res.json(await apps.getFeatures(String(req.params.appId)));

@@ -31,8 +31,11 @@ export interface AuthenticatedKey {
   scopes: Scope[];
 }
 
-/** `unknown`: no such key; `invalid`: the app has a key with this id, but not this one; `locked`: locked key or frozen app. */
-export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'invalid' | 'locked' };
+/**
+ * `unknown`: no such key; `invalid`: the app has a key with this id, but not this one; `locked`:
+ * locked key or frozen app; `deleting`: the app is pending deletion and its keys are frozen.
+ */
+export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'invalid' | 'locked' | 'deleting' };
 
 interface CacheEntry {
   check: KeyCheck;
@@ -73,11 +76,11 @@ export class ApiKeyAuthenticator {
     return check;
   }
 
-  private recordFailure(parsed: ParsedKey, reason: 'invalid' | 'locked'): void {
+  private recordFailure(parsed: ParsedKey, reason: 'invalid' | 'locked' | 'deleting'): void {
     const kind = parsed.kind === 'secret' ? 'Secret' : 'Public';
     this.events?.record(parsed.appId, {
-      type: reason === 'locked' ? `ApiAuthDisabled${kind}KeyUsed` : `ApiAuthInvalid${kind}KeyUsed`,
-      message: reason === 'locked' ? `A locked ${parsed.kind} key (or one of a frozen app) was used.` : `A ${parsed.kind} key that does not match the key with this id was used.`,
+      type: reason === 'invalid' ? `ApiAuthInvalid${kind}KeyUsed` : `ApiAuthDisabled${kind}KeyUsed`,
+      message: reason === 'invalid' ? `A ${parsed.kind} key that does not match the key with this id was used.` : `A locked ${parsed.kind} key (or one of a frozen app) was used.`,
       subject: parsed.keyId,
       performedBy: UNKNOWN_USER,
       apiKeyId: parsed.keyId,
@@ -93,8 +96,9 @@ export class ApiKeyAuthenticator {
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'invalid' };
     if (row.isLocked) return { ok: false, reason: 'locked' };
-    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true } });
+    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true, keysFrozenForDeletion: true } });
     if (!app) return { ok: false, reason: 'unknown' };
+    if (app.keysFrozenForDeletion) return { ok: false, reason: 'deleting' };
     if (app.frozen) return { ok: false, reason: 'locked' };
     const scopes = row.scopes.split(',').filter(Boolean) as Scope[];
     return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes } };

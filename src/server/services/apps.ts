@@ -112,7 +112,7 @@ function assertAppId(appId: string): void {
 /** Tries at picking an unused key id when concurrent requests keep taking the one picked. */
 const KEY_ID_ATTEMPTS = 3;
 
-const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+export const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
 
 /** A key id is the key's last four hex characters; anything else (or under an impossible app id) names no key. */
 function assertKeyAddress(appId: string, keyId: string): void {
@@ -198,7 +198,15 @@ export class AppsService {
 
   async list() {
     const apps = await this.db.app.findMany({ orderBy: { id: 'asc' } });
-    return apps.map((app) => ({ appId: app.id, adminEmail: app.adminEmail, plan: app.plan, createdAt: app.createdAt.toISOString(), frozen: app.frozen }));
+    return apps.map((app) => ({
+      appId: app.id,
+      adminEmail: app.adminEmail,
+      plan: app.plan,
+      createdAt: app.createdAt.toISOString(),
+      frozen: app.frozen,
+      // Pending deletion: when the data goes (null: not pending).
+      deleteAt: app.deleteAt?.toISOString() ?? null,
+    }));
   }
 
   private async requireApp(appId: string) {
@@ -342,23 +350,14 @@ export class AppsService {
     this.events.record(appId, { type: `ApiManagementApp${verb}`, message: `The app's keys were ${frozen ? 'frozen' : 'unfrozen'}.`, subject: appId, performedBy: SYSTEM });
   }
 
-  /** Removes the app and every row it owns, in one transaction. */
+  /**
+   * Removes the app and, through the foreign keys' cascades, every row it owns, in one statement;
+   * a request still writing for the app afterwards is refused by those keys.
+   */
   async delete(appId: string) {
     const app = await this.requireApp(appId);
-    const where = { where: { tenant: appId } };
     try {
-      await this.db.$transaction([
-        this.db.apiKey.deleteMany(where),
-        this.db.tokenKey.deleteMany(where),
-        this.db.credential.deleteMany(where),
-        this.db.alias.deleteMany(where),
-        this.db.challenge.deleteMany(where),
-        this.db.redeemedToken.deleteMany(where),
-        this.db.authConfig.deleteMany(where),
-        this.db.event.deleteMany(where),
-        this.db.dispatchedEmail.deleteMany(where),
-        this.db.app.delete({ where: { id: appId } }),
-      ]);
+      await this.db.app.delete({ where: { id: appId } });
     } catch (error) {
       if (isRecordNotFound(error)) throw appNotFound(appId); // a concurrent delete won
       throw error;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { ciObject } from '../http/validation';
-import type { Db } from '../store';
+import { isForeignKeyViolation, type Db } from '../store';
 import { EVENT_TYPES, type EventType } from './eventTypes';
 
 export interface AppEvent {
@@ -123,7 +123,7 @@ export class EventLog {
     for (let at = 0; at < rows.length; at += WRITE_CHUNK) {
       const chunk = rows.slice(at, at + WRITE_CHUNK);
       try {
-        await this.db.event.createMany({ data: chunk });
+        await this.writeChunk(chunk);
       } catch (error) {
         // Kept for the next attempt while there is room (the database may be back by then).
         const room = this.maxBuffered - this.pending.length;
@@ -131,6 +131,20 @@ export class EventLog {
         this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message }, events: rows.length - at }, 'event log write failed');
         return;
       }
+    }
+  }
+
+  private async writeChunk(chunk: EventRow[]): Promise<void> {
+    try {
+      await this.db.event.createMany({ data: chunk });
+    } catch (error) {
+      if (!isForeignKeyViolation(error)) throw error;
+      // An app was deleted after these events were recorded (here or on another replica): its
+      // events go with it, the others are written.
+      const tenants = [...new Set(chunk.map((e) => e.tenant))];
+      const alive = new Set((await this.db.app.findMany({ where: { id: { in: tenants } }, select: { id: true } })).map((a) => a.id));
+      const kept = chunk.filter((e) => alive.has(e.tenant));
+      if (kept.length > 0) await this.db.event.createMany({ data: kept });
     }
   }
 

@@ -4,6 +4,7 @@ import { createLogger } from '../http/logger';
 import type { Store } from '../store';
 import { AliasService } from './aliases';
 import { ApiKeyAuthenticator } from './apiKeys';
+import { AppDeletionService } from './appDeletion';
 import { AppSettingsCache } from './appSettings';
 import { AppsService } from './apps';
 import { AuthConfigService } from './authConfigs';
@@ -21,12 +22,20 @@ import { VerificationService } from './verification';
 
 const SWEEP_INTERVAL_MS = 60_000;
 const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
+const DELETION_SWEEP_INTERVAL_MS = 60_000;
 
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
   logger?: Logger;
   /** How often buffered writes (events, auth-config last use) go to the database; 0 = only on flush or close. */
   flushIntervalMs?: number;
+  /**
+   * How often pending app deletions are swept (at creation, then every interval; default a
+   * minute); 0 = never on its own, only when `deletions.sweep()` is called (tests).
+   */
+  deletionSweepIntervalMs?: number;
+  /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates); default Date.now. For tests. */
+  now?: () => number;
 }
 
 /** Every domain service, wired once per process. Routes receive this and nothing from Express leaks in. */
@@ -47,6 +56,7 @@ export interface Services {
   authConfigs: AuthConfigService;
   events: EventLog;
   magicLinks: MagicLinkService;
+  deletions: AppDeletionService;
   mailer: Mailer;
   storageHealth: StorageHealth;
   /** Stops background work, writes what is buffered, and closes the store. */
@@ -57,22 +67,25 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const { db } = store;
   const logger = options.logger ?? createLogger(config.logLevel);
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
+  const now = options.now ?? Date.now;
   let settings: AppSettingsCache | undefined;
   // Whether an app logs is read when a batch is written, from the cached settings.
-  const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, { flushIntervalMs });
+  const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, { flushIntervalMs, now });
   const keys = new ApiKeyAuthenticator(db, events);
-  const tokens = new TokenService(db);
-  const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, (appId) => {
+  const tokens = new TokenService(db, now);
+  const appChanged = (appId: string) => {
     keys.invalidate();
     settings?.invalidate();
     tokens.forget(appId);
-  });
+  };
+  const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, appChanged);
   settings = new AppSettingsCache(apps);
-  const challenges = new ChallengeStore(db);
+  const challenges = new ChallengeStore(db, now);
   const aliases = new AliasService(db, events);
-  const authConfigs = new AuthConfigService(db, events);
+  const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
-  const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds);
+  const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
+  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, appChanged, now);
 
   // Expired rows are dropped in the background, never on a request.
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
@@ -84,7 +97,16 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     magicLinks.sweep().catch(warn('magic-link quota sweep'));
   }, RETENTION_SWEEP_INTERVAL_MS);
   const usageWriter = flushIntervalMs > 0 ? setInterval(() => authConfigs.flushUsage().catch(warn('auth-config usage write')), flushIntervalMs) : undefined;
-  for (const timer of [sweeper, retentionSweeper, usageWriter]) timer?.unref();
+  // Deletion dates are due whether or not this process was running when they passed: sweep now, then every minute.
+  const deletionSweepIntervalMs = options.deletionSweepIntervalMs ?? DELETION_SWEEP_INTERVAL_MS;
+  let deletionSweep: Promise<unknown> = Promise.resolve();
+  const sweepDeletions = () => {
+    deletionSweep = deletionSweep.then(() => deletions.sweep()).catch(warn('deletion sweep'));
+  };
+  const deletionSweeper = deletionSweepIntervalMs > 0 ? setInterval(sweepDeletions, deletionSweepIntervalMs) : undefined;
+  if (deletionSweeper) sweepDeletions();
+  const timers = [sweeper, retentionSweeper, usageWriter, deletionSweeper];
+  for (const timer of timers) timer?.unref();
 
   return {
     config,
@@ -95,18 +117,20 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(db, tokens, challenges, aliases, settings, events),
-    signin: new SigninService(db, tokens, challenges, aliases, settings, authConfigs, events),
-    verification: new VerificationService(db, tokens, settings, events),
+    registration: new RegistrationService(db, tokens, challenges, aliases, settings, events, now),
+    signin: new SigninService(db, tokens, challenges, aliases, settings, authConfigs, events, now),
+    verification: new VerificationService(db, tokens, settings, events, now),
     credentials: new CredentialService(db, events),
     users: new UserService(db, events),
     authConfigs,
     events,
     magicLinks,
+    deletions,
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     async close() {
-      for (const timer of [sweeper, retentionSweeper, usageWriter]) clearInterval(timer);
+      for (const timer of timers) clearInterval(timer);
+      await deletionSweep;
       await authConfigs.flushUsage().catch(warn('auth-config usage write'));
       await events.close();
       mailer.close();

@@ -1,8 +1,6 @@
+import { escapeHtml } from './escapeHtml';
 import { humanizeSeconds } from './tokens';
 import type { MailMessage } from './mailer';
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 
 /** The magic-link email: a plain-text and an HTML part, both carrying the link. */
 export function magicLinkMessage(to: string, link: string, timeToLiveSeconds: number): MailMessage {

@@ -34,22 +34,32 @@ const authenticatorType = z.preprocess((v) => {
   return typeof v === 'string' ? v.toLowerCase().replace(/^crossplatform$/, 'cross-platform') : v;
 }, z.enum(AUTHENTICATOR_TYPES, { message: `must be one of: ${AUTHENTICATOR_TYPES.join(', ')}` }));
 
-const emptyToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+/** An empty or null optional field means the default. */
+export const emptyToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
 
-/** `POST /register/token`: the spec's registration request table. */
-export const registerTokenSchema = ciObject({
+/** Rules of the `/register/token` fields that the older API generation (`/v3`) shares, some under another name. */
+export const registerTokenFields = {
   userId: customerUserId(),
   username: boundedString(MAX_NAME_LENGTH).pipe(z.string().min(1, 'is required')),
   displayName: boundedString(MAX_NAME_LENGTH).nullish(),
   // Validated in the service: an unknown value is `invalid_attestation`, as the reference answers.
   attestation: z.preprocess(emptyToUndefined, looseString().optional()),
-  authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
-  discoverable: z.preprocess(emptyToUndefined, looseBoolean().optional()),
-  userVerification: z.preprocess(emptyToUndefined, ciEnum(USER_VERIFICATIONS).optional()),
   expiresAt: z.preprocess(
     emptyToUndefined,
     z.iso.datetime({ offset: true, local: true, precision: undefined, message: 'must be an ISO 8601 UTC timestamp' }).optional(),
   ),
+};
+
+/** `POST /register/token`: the spec's registration request table. */
+export const registerTokenSchema = ciObject({
+  userId: registerTokenFields.userId,
+  username: registerTokenFields.username,
+  displayName: registerTokenFields.displayName,
+  attestation: registerTokenFields.attestation,
+  authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
+  discoverable: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  userVerification: z.preprocess(emptyToUndefined, ciEnum(USER_VERIFICATIONS).optional()),
+  expiresAt: registerTokenFields.expiresAt,
   aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
   aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),

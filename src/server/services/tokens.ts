@@ -1,7 +1,8 @@
 import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
-import { TOKEN_PREFIXES, type TokenKind } from '../../shared/tokens';
+import { appDeletedMeanwhile } from '../http/storeProblem';
+import { TOKEN_PREFIXES } from '../../shared/tokens';
 import type { Db } from '../store';
 
 /**
@@ -13,8 +14,9 @@ import type { Db } from '../store';
  * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
  * does not already know.
  */
-export type { TokenKind };
-const PREFIX = TOKEN_PREFIXES;
+/** The clients' kinds, plus `abort_`: the link in an account-deletion warning, which only this service reads. */
+const PREFIX = { ...TOKEN_PREFIXES, abort: 'abort_' } as const;
+export type TokenKind = keyof typeof PREFIX;
 
 const DAY_MS = 24 * 3600 * 1000;
 const ROTATE_AFTER_MS = 7 * DAY_MS;
@@ -73,6 +75,7 @@ const MALFORMED: Record<TokenKind, { code: 'invalid_token' | 'invalid_session'; 
   register: { code: 'invalid_token', detail: 'The register token does not carry a valid registration.' },
   session: { code: 'invalid_session', detail: 'The session does not carry a valid ceremony.' },
   verify: { code: 'invalid_token', detail: 'The verify token does not carry a valid result.' },
+  abort: { code: 'invalid_token', detail: 'The link does not carry a valid cancellation.' },
 };
 
 function deriveMacKey(tenant: string, material: string): Buffer {
@@ -138,7 +141,10 @@ export class TokenService {
       if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) entry = await this.rotate(tenant);
     }
     const published = entry.keys.find((k) => this.now() - k.createdAt >= PUBLISH_DELAY_MS);
-    return published ?? entry.keys[entry.keys.length - 1];
+    const key = published ?? entry.keys[entry.keys.length - 1];
+    // No key even after rotating: the app (and with it the key just made) was deleted meanwhile.
+    if (!key) throw appDeletedMeanwhile();
+    return key;
   }
 
   private async rotate(tenant: string): Promise<TenantKeys> {

@@ -1,10 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
+import { SqliteAdapterFactory } from './sqlite';
 
 /**
  * The model delegates the services use. Both generated clients expose the same delegates; their
@@ -42,7 +42,7 @@ export function openStore(databaseUrl: string): Store {
   if (providerOf(databaseUrl) === 'sqlite') {
     const filename = sqliteFilename(databaseUrl);
     mkdirSync(dirname(filename), { recursive: true });
-    const client = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: filename, timeout: 15000 }) });
+    const client = new SqliteClient({ adapter: new SqliteAdapterFactory(filename) });
     return {
       provider: 'sqlite',
       db: client,
@@ -80,4 +80,14 @@ export function isUniqueViolation(error: unknown): boolean {
 /** Prisma's "record to update or delete does not exist". */
 export function isRecordNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
+}
+
+/**
+ * A row refused because the app it belongs to does not exist (any more): Prisma's code, or the
+ * drivers' own for statements run on them directly (PostgreSQL 23503, SQLite's extended code).
+ */
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'P2003' || code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
+import { openSqliteConnection } from './sqlite';
 
 export type Provider = 'sqlite' | 'postgresql';
 
@@ -48,12 +48,16 @@ function assertUnchanged(applied: Map<string, string>, migrations: Migration[]):
  * Applies pending migrations to an SQLite file and returns the names applied. An IMMEDIATE
  * transaction holds the write lock for the whole run, so two processes starting together
  * serialise and the second finds nothing to do.
+ *
+ * Foreign keys are off while migrations run, as SQLite's procedure for redefining a table asks
+ * (with them on, dropping the App table to redefine it would cascade into every app's rows), and
+ * every foreign key is checked before the transaction commits.
  */
 export function migrateSqlite(filename: string, migrations = loadMigrations('sqlite')): string[] {
-  const db = new Database(filename, { timeout: 15000 });
+  const db = openSqliteConnection(filename);
   try {
     db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 15000');
+    db.pragma('foreign_keys = OFF'); // only takes effect outside a transaction
     db.exec(`CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const run = db.transaction(() => {
       const rows = db.prepare(`SELECT name, checksum FROM "${LEDGER}"`).all() as { name: string; checksum: string }[];
@@ -64,6 +68,8 @@ export function migrateSqlite(filename: string, migrations = loadMigrations('sql
         db.exec(m.sql);
         db.prepare(`INSERT INTO "${LEDGER}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(m.name, m.checksum, new Date().toISOString());
       }
+      const broken = db.pragma('foreign_key_check') as { table: string }[];
+      if (broken.length > 0) throw new Error(`migrations left ${broken.length} rows whose app does not exist (first in ${broken[0].table}); nothing was applied`);
       return pending.map((m) => m.name);
     });
     return run.immediate();

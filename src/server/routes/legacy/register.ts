@@ -1,0 +1,54 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf, requireKey } from '../../http/authenticate';
+import { ciObject, parseWith } from '../../http/validation';
+import { USER_VERIFICATIONS } from '../../services/authConfigs';
+import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/registration';
+import type { Services } from '../../services';
+
+const LEGACY_AUTH_TYPES = ['platform', 'cross-platform'] as const;
+
+/** An enum of the older generation, case-insensitive, with its own spellings mapped to the current ones. */
+const legacyEnum = <const T extends readonly [string, ...string[]]>(values: T, renames: Record<string, T[number]>) =>
+  z.preprocess(
+    (v) => {
+      const text = emptyToUndefined(v);
+      return typeof text === 'string' ? (renames[text.toLowerCase()] ?? text.toLowerCase()) : text;
+    },
+    z.enum(values, { message: `must be one of: ${[...values, ...Object.keys(renames)].join(', ')}` }).optional(),
+  );
+
+/**
+ * `/v3/register/token`: the older generation's parameters (`attType`, `authType` with `platform`
+ * as default, `userVerification` with `discourage`), translated into the current request. It had
+ * no `aliases`, `discoverable` or `aliasHashing`, so those are ignored (current defaults apply).
+ */
+export const legacyRegisterTokenSchema = ciObject({
+  userId: registerTokenFields.userId,
+  username: registerTokenFields.username,
+  displayName: registerTokenFields.displayName,
+  attType: registerTokenFields.attestation,
+  authType: legacyEnum(LEGACY_AUTH_TYPES, { crossplatform: 'cross-platform' }),
+  userVerification: legacyEnum(USER_VERIFICATIONS, { discourage: 'discouraged' }),
+  expiresAt: registerTokenFields.expiresAt,
+}).transform(
+  (v): z.output<typeof registerTokenSchema> => ({
+    userId: v.userId,
+    username: v.username,
+    displayName: v.displayName,
+    attestation: v.attType,
+    authenticatorType: v.authType ?? 'platform',
+    userVerification: v.userVerification,
+    expiresAt: v.expiresAt,
+  }),
+);
+
+export function legacyRegisterRoutes(services: Services): Router {
+  const router = Router();
+  router.post('/register/token', requireKey(services.keys, 'ApiSecret', 'token_register'), async (req, res) => {
+    const input = parseWith(legacyRegisterTokenSchema, req.body);
+    // A bare JSON string, not {token}.
+    res.json(await services.registration.createToken(authOf(res).appId, input));
+  });
+  return router;
+}

@@ -1,0 +1,41 @@
+import type { Db } from '../../src/server/store';
+import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } from './ceremonies';
+import { MANAGEMENT_KEY, type TestApp } from './testService';
+
+/** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
+export const APP_TABLES = ['app', 'apiKey', 'tokenKey', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail'] as const;
+export type AppTable = (typeof APP_TABLES)[number];
+
+/** How many rows each table holds for `appId`. */
+export async function rowCountsOf(db: Db, appId: string): Promise<Record<AppTable, number>> {
+  const counts = {} as Record<AppTable, number>;
+  for (const table of APP_TABLES) {
+    const where = table === 'app' ? { id: appId } : { tenant: appId };
+    counts[table] = await (db[table] as unknown as { count(args: { where: object }): Promise<number> }).count({ where });
+  }
+  return counts;
+}
+
+export const NO_ROWS: Record<AppTable, number> = Object.fromEntries(APP_TABLES.map((t) => [t, 0])) as Record<AppTable, number>;
+
+/**
+ * Gives `app` a row in every table, through the API as a customer would: event logging on, a
+ * passkey with an alias, a verified sign-in, a sign-in left half-way (its challenge), a custom
+ * authentication configuration and a magic link to the admin. Returns the passkey.
+ */
+export async function populateApp(svc: ServiceHttp, app: TestApp) {
+  const ok = (what: string, status: number, expected: number) => {
+    if (status !== expected) throw new Error(`${what}: ${status}`);
+  };
+  const features = await svc.http.post(`/admin/apps/${app.appId}/features`).set('ManagementKey', MANAGEMENT_KEY).send({ eventLoggingIsEnabled: true });
+  ok('features', features.status, 204);
+  const { credential, userId, complete } = await registerPasskey(svc, app, { aliases: [`${app.appId}@example.com`] });
+  ok('register/complete', complete.status, 200);
+  const signin = await signIn(svc, app, credential, { userId });
+  ok('signin/verify', (await verifyToken(svc, app, signin.complete.body.token)).status, 200);
+  ok('signin/begin', (await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ userId, RPID, Origin: ORIGIN })).status, 200);
+  const secret = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
+  ok('auth-configs/add', (await secret('/auth-configs/add', { purpose: 'checkout', timeToLive: '00:05:00', performedBy: 'test' })).status, 201);
+  ok('magic-links/send', (await secret('/magic-links/send', { emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId })).status, 204);
+  return { credential, userId };
+}
