@@ -1,0 +1,39 @@
+import { constants } from 'node:os';
+import type { Logger } from 'pino';
+import { stdoutLogSink } from './http/logger';
+import type { RunningService } from './server';
+
+/**
+ * SIGTERM or SIGINT closes the service gracefully (see RunningService.close) and exits 0, or 1 if
+ * buffered writes could not be completed; a second signal exits at once with 128 + its number.
+ * Exiting never waits for the log reader: lines it has not taken are lost, and the count of
+ * dropped lines goes to stderr.
+ */
+export function stopOnSignals(service: RunningService, logger: Logger, timeoutMs: number): void {
+  let stopping = false;
+  const exit = (code: number) => {
+    stdoutLogSink().reportDrops();
+    process.exit(code);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      exit(128 + (constants.signals[signal] ?? 0));
+      return;
+    }
+    stopping = true;
+    logger.info({ signal, timeoutMs }, 'shutting down');
+    service.close(timeoutMs).then(
+      (result) => {
+        logger.info(result, 'stopped');
+        exit(result.clean ? 0 : 1);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}
