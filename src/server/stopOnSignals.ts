@@ -22,8 +22,10 @@ export function stopOnSignals(service: RunningService, logger: Logger, timeoutMs
       return;
     }
     stopping = true;
+    const closing = service.close(timeoutMs);
+    // Logged once the listener is closed: whoever reads it can rely on new connections being refused.
     logger.info({ signal, timeoutMs }, 'shutting down');
-    service.close(timeoutMs).then(
+    closing.then(
       (result) => {
         logger.info(result, 'stopped');
         exit(result.clean ? 0 : 1);
