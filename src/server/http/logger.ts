@@ -1,18 +1,15 @@
 import pino, { type Logger } from 'pino';
 import { boundedLogSink, type LogSink } from './logSink';
 
+const CREDENTIAL_HEADERS = ['apisecret', 'apikey', 'managementkey', 'authorization', 'cookie', '"set-cookie"'];
+
 /**
- * Credential-carrying fields, censored wherever a logged object holds them. No log line is built
- * from request headers; this is the second line of defence for error objects that carry some.
+ * Credential-carrying headers, censored should a logged request, response or error object hold
+ * them. No log line is built from headers (the access log has none); this is the second line of
+ * defence. Exact paths only: a wildcard path (`*.headers.x`) made pino's redaction cost about
+ * 15 µs per line, ten times the line itself.
  */
-export const REDACTED_PATHS = [
-  '*.headers.apisecret',
-  '*.headers.apikey',
-  '*.headers.managementkey',
-  '*.headers.authorization',
-  '*.headers.cookie',
-  '*.headers["set-cookie"]',
-];
+export const REDACTED_PATHS = ['req', 'res', 'err'].flatMap((owner) => CREDENTIAL_HEADERS.map((name) => `${owner}.headers${name.startsWith('"') ? `[${name}]` : `.${name}`}`));
 
 let stdoutSink: LogSink | undefined;
 
