@@ -12,7 +12,12 @@ const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: JS
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (hasBody && !req.is(JSON_TYPES)) {
+  // Nothing to parse (GET, health probes, bodiless POSTs): the parser is not even entered.
+  if (!hasBody) {
+    next();
+    return;
+  }
+  if (!req.is(JSON_TYPES)) {
     next(new ApiError('unsupported_media_type', { detail: `Send the body as JSON with 'Content-Type: application/json'.` }));
     return;
   }
