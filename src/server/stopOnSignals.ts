@@ -1,20 +1,17 @@
 import { constants } from 'node:os';
 import type { Logger } from 'pino';
-import { stdoutLogSink } from './http/logger';
 import type { RunningService } from './server';
 
 /**
  * SIGTERM or SIGINT closes the service gracefully (see RunningService.close) and exits 0, or 1 if
  * buffered writes could not be completed; a second signal exits at once with 128 + its number.
  * Exiting never waits for the log reader: lines it has not taken are lost, and the count of
- * dropped lines goes to stderr.
+ * dropped lines goes to stderr when stdout is still behind.
  */
 export function stopOnSignals(service: RunningService, logger: Logger, timeoutMs: number): void {
   let stopping = false;
-  const exit = (code: number) => {
-    stdoutLogSink().reportDrops();
-    process.exit(code);
-  };
+  // The log sink hands over its last lines and the drop count on 'exit', without waiting.
+  const exit = (code: number) => process.exit(code);
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting at once');

@@ -29,12 +29,17 @@ afterEach(async () => {
 
 const LINE = `${JSON.stringify({ level: 30, msg: 'request', path: `/${'x'.repeat(400)}` })}\n`;
 
-/** Writes lines until the sink starts dropping; bounded by `max` lines. */
-function fillUntilDropping(sink: ReturnType<typeof boundedLogSink>, max = 200_000): number {
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Writes lines, a hundred per event-loop turn, until the sink starts dropping; bounded by `max` lines. */
+async function fillUntilDropping(sink: ReturnType<typeof boundedLogSink>, max = 100_000): Promise<number> {
   let written = 0;
   while (sink.dropped === 0 && written < max) {
-    sink.write(LINE);
-    written += 1;
+    for (let i = 0; i < 100 && sink.dropped === 0; i += 1) {
+      sink.write(LINE);
+      written += 1;
+    }
+    await turn();
   }
   return written;
 }
@@ -43,11 +48,15 @@ describe('boundedLogSink', () => {
   it('never queues more than its bound for a reader that stopped, counts the dropped lines, and reports them once the reader catches up', async () => {
     const bound = 64 * 1024;
     const sink = boundedLogSink(writer, { maxBufferedBytes: bound });
-    const written = fillUntilDropping(sink);
+    const written = await fillUntilDropping(sink);
     expect(sink.dropped).toBe(1);
+    // The stream itself is behind (not just this turn's batch), so the count waits for its drain.
+    expect(writer.writableLength).toBeGreaterThan(0);
     for (let i = 0; i < 99; i += 1) sink.write(LINE);
     expect(sink.dropped).toBe(100);
+    await turn();
     expect(writer.writableLength).toBeLessThanOrEqual(bound);
+    expect(sink.dropped).toBe(100);
 
     const reported = new Promise<string>((resolve) => {
       reader.on('data', () => {
@@ -70,11 +79,21 @@ describe('boundedLogSink', () => {
     const stderrLike: string[] = [];
     const other = { write: (chunk: string) => stderrLike.push(chunk) > 0, writableLength: 0, writable: true, once: () => other, on: () => other };
     const sink = boundedLogSink(writer, { maxBufferedBytes: 32 * 1024, exitReportTo: other });
-    fillUntilDropping(sink);
+    await fillUntilDropping(sink);
     sink.write(LINE);
-    sink.reportDrops();
+    sink.flushAtExit();
     expect(stderrLike).toHaveLength(1);
     expect(JSON.parse(stderrLike[0])).toMatchObject({ dropped: 2, msg: expect.stringContaining('dropped') });
+  });
+
+  it('writes the lines of one event-loop turn in one write, in order', async () => {
+    const sink = boundedLogSink(writer);
+    const writes: string[] = [];
+    const write = writer.write.bind(writer);
+    writer.write = ((chunk: string) => (writes.push(chunk), write(chunk))) as typeof writer.write;
+    for (let i = 0; i < 50; i += 1) sink.write(`{"n":${i}}\n`);
+    await turn();
+    expect(writes).toEqual([Array.from({ length: 50 }, (_, i) => `{"n":${i}}\n`).join('')]);
   });
 
   it('stops writing, without throwing, once the reader is gone', async () => {

@@ -15,7 +15,12 @@ let stdoutSink: LogSink | undefined;
 
 /** The one sink of this process's stdout, shared by every logger so drops are counted once. */
 export function stdoutLogSink(): LogSink {
-  stdoutSink ??= boundedLogSink(process.stdout, { exitReportTo: process.stderr });
+  if (!stdoutSink) {
+    const sink = boundedLogSink(process.stdout, { exitReportTo: process.stderr });
+    // 'exit' handlers run on process.exit too; this one only hands lines over, it never waits.
+    process.once('exit', () => sink.flushAtExit());
+    stdoutSink = sink;
+  }
   return stdoutSink;
 }
 
