@@ -25,8 +25,11 @@ import type { Services } from './services';
 
 /** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
 const collapseSlashes: RequestHandler = (req, _res, next) => {
-  const [path, query] = splitOnce(req.url, '?');
-  if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === undefined ? '' : `?${query}`);
+  // Nearly every request has no '//' at all: nothing to split then.
+  if (req.url.includes('//')) {
+    const [path, query] = splitOnce(req.url, '?');
+    if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === undefined ? '' : `?${query}`);
+  }
   next();
 };
 
