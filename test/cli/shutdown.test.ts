@@ -22,8 +22,8 @@ interface Served {
   url: string;
   port: number;
   stderr(): string;
-  /** Resolves with the first stdout line (JSON) whose msg is `msg`; only when stdout is read. */
-  logged(msg: string): Promise<Record<string, unknown>>;
+  /** Resolves with the first stdout line (JSON) whose msg is `msg` (and that `matches`); only when stdout is read. */
+  logged(msg: string, matches?: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   /** Resolves with the exit code, or rejects when the process is still running after `withinMs`. */
   exit(withinMs: number): Promise<number | null>;
 }
@@ -55,13 +55,13 @@ async function serve(database: TestDatabase, env: Record<string, string> = {}, {
     url,
     port,
     stderr: () => stderr,
-    logged(msg) {
+    logged(msg, matches = () => true) {
       const find = () =>
         stdout
           .split('\n')
           .filter((line) => line.startsWith('{'))
           .map((line) => JSON.parse(line) as Record<string, unknown>)
-          .find((entry) => entry.msg === msg);
+          .find((entry) => entry.msg === msg && matches(entry));
       return new Promise((resolve, reject) => {
         const check = () => {
           const entry = find();
@@ -262,6 +262,8 @@ describe('shutdown', () => {
       expect(await service.exit(10_000)).toBe(0);
       expect(await service.logged('shutdown deadline reached: open connections were cut')).toMatchObject({ timeoutMs: 300 });
       expect(await service.logged('stopped')).toMatchObject({ forced: true, clean: true });
+      // Its access line says it was cut.
+      expect(await service.logged('request', (entry) => entry.path === '/register/token')).toMatchObject({ method: 'POST', aborted: true });
     },
     PROCESS_TIMEOUT_MS,
   );

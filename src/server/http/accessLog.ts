@@ -34,7 +34,8 @@ export function accessLog(logger: Logger): RequestHandler {
     const line = {
       method: req.method,
       path,
-      status: this.statusCode,
+      // No status when nothing was answered (the connection went first).
+      status: this.headersSent ? this.statusCode : undefined,
       ms: Math.round((performance.now() - locals.startedAt) * 10) / 10,
       requestId: locals.requestId,
       appId: locals.auth?.appId,
