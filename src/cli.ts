@@ -5,8 +5,10 @@ import { ConfigError, loadConfig } from './server/config';
 import { ApiError } from './server/http/problem';
 import { parseWith } from './server/http/validation';
 import { createAppSchema } from './server/services/apps';
+import { createLogger } from './server/http/logger';
 import { createServices } from './server/services';
 import { startService } from './server/server';
+import { stopOnSignals } from './server/stopOnSignals';
 import { openStore } from './server/store';
 
 const USAGE = `Usage: passwordless-selfhost <command>
@@ -97,15 +99,9 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
     case 'serve': {
-      const service = await startService(loadConfig());
-      const stop = () => {
-        service.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      stopOnSignals(await startService(config, logger), logger, config.shutdownTimeoutMs);
       return;
     }
     case 'migrate': {

@@ -70,7 +70,18 @@ let host;
 let server;
 let stopping = false;
 
-async function stop(code) {
+/** Resolves true when `child` exits within `ms`, false otherwise. */
+function exitsWithin(child, ms) {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+async function stop(code, signal) {
   if (stopping) process.exit(code);
   stopping = true;
   server?.closeAllConnections();
@@ -78,13 +89,16 @@ async function stop(code) {
   host?.close();
   if (service && service.exitCode === null) {
     const exited = new Promise((r) => service.once('exit', r));
-    service.kill('SIGTERM');
+    // Ctrl-C in a terminal reaches the service too (one process group) and it stops by itself;
+    // another signal now would make it exit at once, without writing what it buffered. It is
+    // signalled only when the SIGINT was this process's alone (it is still running after a while).
+    if (signal !== 'SIGINT' || !(await exitsWithin(service, 3000))) service.kill('SIGTERM');
     await exited;
   }
   process.exit(code);
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+process.on('SIGINT', () => stop(0, 'SIGINT'));
+process.on('SIGTERM', () => stop(0, 'SIGTERM'));
 
 try {
   if (!process.env.Passwordless__ApiUrl) service = await startService();

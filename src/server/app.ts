@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import pinoHttp from 'pino-http';
+import { accessLog } from './http/accessLog';
 import { jsonBody, requestProblem } from './http/body';
 import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
+import { requestIdOf } from './http/requestId';
 import { storeProblem } from './http/storeProblem';
 import { adminRoutes } from './routes/admin';
 import { appDeletionRoutes } from './routes/app-deletion';
@@ -26,8 +25,11 @@ import type { Services } from './services';
 
 /** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
 const collapseSlashes: RequestHandler = (req, _res, next) => {
-  const [path, query] = splitOnce(req.url, '?');
-  if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === undefined ? '' : `?${query}`);
+  // Nearly every request has no '//' at all: nothing to split then.
+  if (req.url.includes('//')) {
+    const [path, query] = splitOnce(req.url, '?');
+    if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === undefined ? '' : `?${query}`);
+  }
   next();
 };
 
@@ -58,32 +60,24 @@ const notFound: RequestHandler = (req, _res, next) => {
   next(new ApiError('not_found', { detail: `There is no ${req.method} ${req.path.slice(0, 200)}.` }));
 };
 
-/** The caller's `X-Request-Id` when it is a sane token, else a fresh UUID; echoed back and logged. */
-function requestId(req: IncomingMessage, res: ServerResponse): string {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
-}
-
-function sendError(res: express.Response, req: Request, error: ApiError): void {
-  sendProblem(res, { ...error.toProblem(), traceId: String(req.id) }, error.headers);
+function sendError(res: express.Response, error: ApiError): void {
+  sendProblem(res, { ...error.toProblem(), traceId: requestIdOf(res) }, error.headers);
 }
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
     const problem = error instanceof ApiError ? error : (requestProblem(error) ?? storeProblem(error));
     if (problem) {
-      sendError(res, req, problem);
+      sendError(res, problem);
       return;
     }
     // Unexpected: log it (without request headers, which may hold keys) and answer without internals.
-    logger.error({ err: error, method: req.method, path: req.path }, 'unhandled error');
+    logger.error({ err: error, method: req.method, path: req.path, requestId: requestIdOf(res) }, 'unhandled error');
     if (res.headersSent) {
       res.end();
       return;
     }
-    sendError(res, req, new ApiError('internal_error'));
+    sendError(res, new ApiError('internal_error'));
   };
 }
 
@@ -92,7 +86,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  app.use(pinoHttp({ logger, genReqId: requestId, quietReqLogger: true, autoLogging: { ignore: (req) => (req.url ?? '').includes('/health/') } }));
+  app.use(accessLog(logger));
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.

@@ -19,6 +19,8 @@ export interface Config {
   /** Default of the per-app `sdkCompatibleLists` feature: lists as `{values: [...]}`. */
   sdkCompatibleLists: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** On SIGTERM/SIGINT: how long in-flight requests may take, and then how long the final writes may take. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +53,9 @@ const schema = z.object({
     .transform((v) => (v === undefined ? 86_400 : parseTimeSpan(v)))
     .pipe(z.number({ message: 'must be a duration hh:mm:ss or d.hh:mm:ss' })),
   SDK_COMPATIBLE_LISTS: optional(booleanFlag),
+  SHUTDOWN_TIMEOUT_MS: optional(z.string().regex(/^\d{1,7}$/, 'must be a whole number of milliseconds'))
+    .transform((v) => (v === undefined ? 10_000 : Number(v)))
+    .pipe(z.number().max(600_000, 'must be at most 600000 (10 minutes)')),
   LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent' })),
 });
 
@@ -80,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     magicLinkNewAppPeriodSeconds: v.MAGIC_LINK_NEW_APP_PERIOD,
     sdkCompatibleLists: v.SDK_COMPATIBLE_LISTS ?? false,
     logLevel: v.LOG_LEVEL ?? 'info',
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
   };
 }

@@ -1,17 +1,31 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app';
+import { boundedWait } from './boundedWait';
 import { answerClientError } from './http/clientError';
+import { gracefulClose } from './http/gracefulClose';
 import type { Config } from './config';
 import { createLogger } from './http/logger';
 import { createServices, type Services } from './services';
 import { openStore } from './store';
 
+export interface ShutdownResult {
+  /** Connections still busy at the deadline were cut. */
+  forced: boolean;
+  /** Buffered writes were flushed and the store closed, in time and without error. */
+  clean: boolean;
+}
+
 export interface RunningService {
   server: Server;
   services: Services;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (cutting what is left after `timeoutMs`,
+   * default SHUTDOWN_TIMEOUT_MS), then writes what is buffered and closes the store (and whatever
+   * else `services.close()` owns), waiting at most `timeoutMs` for that too.
+   */
+  close(timeoutMs?: number): Promise<ShutdownResult>;
 }
 
 /** Opens the store, applies pending migrations, and listens. */
@@ -19,7 +33,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const store = openStore(config.databaseUrl);
   const applied = await store.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
-  const services = createServices(config, store);
+  const services = createServices(config, store, { logger });
   const app = createApp(services, logger);
   let server: Server;
   try {
@@ -31,6 +45,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     await services.close(); // e.g. the port is taken: do not leave the store open
     throw error;
   }
+  const closeHttp = gracefulClose(server);
   server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 30_000;
@@ -42,10 +57,17 @@ export async function startService(config: Config, logger: Logger = createLogger
     server,
     services,
     url,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await services.close();
+    async close(timeoutMs = config.shutdownTimeoutMs) {
+      const { forced } = await closeHttp(timeoutMs);
+      if (forced) logger.warn({ timeoutMs }, 'shutdown deadline reached: open connections were cut');
+      let failed = false;
+      const closing = services.close().catch((error: unknown) => {
+        failed = true;
+        logger.error({ err: error }, 'writing buffered data or closing the store failed');
+      });
+      const inTime = await boundedWait(closing, timeoutMs);
+      if (!inTime) logger.error({ timeoutMs }, 'buffered writes and the store did not finish closing in time');
+      return { forced, clean: inTime && !failed };
     },
   };
 }

@@ -64,7 +64,7 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
   /** `npm run example` on `dataDir` and the two ports, in its own process group (so that a Ctrl-C can be sent as a terminal sends it). */
   async function startExample(): Promise<void> {
     output = '';
-    example = spawn('npm', ['run', 'example'], { cwd: ROOT, detached: true, env: childEnv({ PORT: String(port), SERVICE_PORT: String(servicePort), EXAMPLE_DATA_DIR: dataDir }) });
+    example = spawn('npm', ['run', 'example'], { cwd: ROOT, detached: true, env: childEnv({ PORT: String(port), SERVICE_PORT: String(servicePort), EXAMPLE_DATA_DIR: dataDir, LOG_LEVEL: 'info' }) });
     example.stdout.on('data', (chunk) => (output += chunk));
     example.stderr.on('data', (chunk) => (output += chunk));
     const started = Date.now();
@@ -156,6 +156,10 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     expect(groupAlive(pid)).toBe(false);
     await expect(fetch(`${serviceUrl}/health/http`)).rejects.toThrow();
     await expect(fetch(`${hostUrl}/api/me`)).rejects.toThrow();
+    // The service stopped gracefully, once: the host did not signal it again on top of the terminal's Ctrl-C.
+    expect(output).toMatch(/"signal":"SIGINT".*"msg":"shutting down"/);
+    expect(output).toMatch(/"clean":true,"msg":"stopped"/);
+    expect(output).not.toContain('second signal');
   });
 
   it('keeps its app, keys, users and passkeys across a restart', async () => {

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       magicLinkNewAppPeriodSeconds: 86_400,
       sdkCompatibleLists: false,
       logLevel: 'info',
+      shutdownTimeoutMs: 10_000,
     });
   });
 
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       MAGIC_LINK_NEW_APP_PERIOD: '2.12:00:00',
       SDK_COMPATIBLE_LISTS: 'true',
       LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_MS: '2500',
     });
     expect(config).toEqual({
       port: 443,
@@ -64,6 +66,7 @@ describe('loadConfig', () => {
       magicLinkNewAppPeriodSeconds: 216_000,
       sdkCompatibleLists: true,
       logLevel: 'warn',
+      shutdownTimeoutMs: 2500,
     });
   });
 
@@ -71,12 +74,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
   });
 
+  it('lets SHUTDOWN_TIMEOUT_MS be 0: connections still open at shutdown are cut at once', () => {
+    expect(loadConfig({ SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs).toBe(0);
+  });
+
   it('turns the new-app rule for magic links off with a zero period', () => {
     expect(loadConfig({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' }).magicLinkNewAppPeriodSeconds).toBe(0);
   });
 
   it('treats empty variables as unset', () => {
-    const empty = { PORT: '', HOST: '', DATABASE_URL: '', MANAGEMENT_KEY: '', PUBLIC_URL: '', SMTP_URL: '', MAIL_FROM: '', MAIL_FILE: '', REDIS_URL: '', MAGIC_LINK_MONTHLY_QUOTA: '', MAGIC_LINK_NEW_APP_PERIOD: '', SDK_COMPATIBLE_LISTS: '' };
+    const empty = { PORT: '', HOST: '', DATABASE_URL: '', MANAGEMENT_KEY: '', PUBLIC_URL: '', SMTP_URL: '', MAIL_FROM: '', MAIL_FILE: '', REDIS_URL: '', MAGIC_LINK_MONTHLY_QUOTA: '', MAGIC_LINK_NEW_APP_PERIOD: '', SDK_COMPATIBLE_LISTS: '', SHUTDOWN_TIMEOUT_MS: '' };
     expect(loadConfig(empty)).toEqual(loadConfig({}));
   });
 
@@ -101,6 +108,9 @@ describe('loadConfig', () => {
     ['MAGIC_LINK_NEW_APP_PERIOD', '25:00:00'],
     ['SDK_COMPATIBLE_LISTS', 'maybe'],
     ['LOG_LEVEL', 'loud'],
+    ['SHUTDOWN_TIMEOUT_MS', '10s'],
+    ['SHUTDOWN_TIMEOUT_MS', '-1'],
+    ['SHUTDOWN_TIMEOUT_MS', '600001'],
   ])('rejects %s=%s with a one-line ConfigError naming the variable', (variable, value) => {
     const { message } = configErrorFor({ [variable]: value });
     expect(message).toContain(variable);

@@ -3,7 +3,8 @@ import { ApiError } from './problem';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] });
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: JSON_TYPES });
 
 /**
  * JSON bodies only. A request that carries a body of another media type gets a clear 415 rather
@@ -11,7 +12,12 @@ const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: ['
  */
 export const jsonBody: RequestHandler = (req, res, next) => {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+  // Nothing to parse (GET, health probes, bodiless POSTs): the parser is not even entered.
+  if (!hasBody) {
+    next();
+    return;
+  }
+  if (!req.is(JSON_TYPES)) {
     next(new ApiError('unsupported_media_type', { detail: `Send the body as JSON with 'Content-Type: application/json'.` }));
     return;
   }

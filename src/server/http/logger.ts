@@ -1,15 +1,30 @@
 import pino, { type Logger } from 'pino';
+import { boundedLogSink, type LogSink } from './logSink';
 
-/** Header names whose values are credentials: never logged. */
-export const REDACTED_PATHS = [
-  'req.headers.apisecret',
-  'req.headers.apikey',
-  'req.headers.managementkey',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-];
+const CREDENTIAL_HEADERS = ['apisecret', 'apikey', 'managementkey', 'authorization', 'cookie', '"set-cookie"'];
 
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } });
+/**
+ * Credential-carrying headers, censored should a logged request, response or error object hold
+ * them. No log line is built from headers (the access log has none); this is the second line of
+ * defence. Exact paths only: a wildcard path (`*.headers.x`) made pino's redaction cost about
+ * 15 µs per line, ten times the line itself.
+ */
+export const REDACTED_PATHS = ['req', 'res', 'err'].flatMap((owner) => CREDENTIAL_HEADERS.map((name) => `${owner}.headers${name.startsWith('"') ? `[${name}]` : `.${name}`}`));
+
+let stdoutSink: LogSink | undefined;
+
+/** The one sink of this process's stdout, shared by every logger so drops are counted once. */
+export function stdoutLogSink(): LogSink {
+  if (!stdoutSink) {
+    const sink = boundedLogSink(process.stdout, { exitReportTo: process.stderr });
+    // 'exit' handlers run on process.exit too; this one only hands lines over, it never waits.
+    process.once('exit', () => sink.flushAtExit());
+    stdoutSink = sink;
+  }
+  return stdoutSink;
+}
+
+/** JSON lines without pid and hostname (the process manager knows both), through a bounded, non-blocking sink. */
+export function createLogger(level: string, sink: Pick<LogSink, 'write'> = stdoutLogSink()): Logger {
+  return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
 }

@@ -5,9 +5,8 @@ import { validationError } from './problem';
 // `clientDataJson`, `UserId`), numbers where strings are expected, and fields we do not know.
 // These helpers make every body schema tolerate all three the way the reference service does.
 
-function renameKeysCaseInsensitively(input: unknown, canonicalKeys: readonly string[]): unknown {
+function renameKeysCaseInsensitively(input: unknown, byLower: ReadonlyMap<string, string>): unknown {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
-  const byLower = new Map(canonicalKeys.map((key) => [key.toLowerCase(), key]));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     const canonical = byLower.get(key.toLowerCase());
@@ -21,8 +20,9 @@ function renameKeysCaseInsensitively(input: unknown, canonicalKeys: readonly str
 
 /** z.object whose property names match case-insensitively; unknown properties are dropped. */
 export function ciObject<T extends z.ZodRawShape>(shape: T) {
-  const keys = Object.keys(shape);
-  return z.preprocess((input) => renameKeysCaseInsensitively(input, keys), z.object(shape));
+  // Built once per schema, not per request.
+  const byLower = new Map(Object.keys(shape).map((key) => [key.toLowerCase(), key]));
+  return z.preprocess((input) => renameKeysCaseInsensitively(input, byLower), z.object(shape));
 }
 
 const numberToString = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v);

@@ -9,7 +9,7 @@ import { UNKNOWN_USER } from '../services/eventTypes';
 import type { Services } from '../services';
 
 // The reference sends key scopes as enum integers (Register=0, Login=1 / TokenRegister=0, TokenVerify=1).
-const scopesSchema = (kind: KeyKind) => {
+const buildScopesSchema = (kind: KeyKind) => {
   const names: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
   return ciObject({
     scopes: z
@@ -18,6 +18,9 @@ const scopesSchema = (kind: KeyKind) => {
       .transform((values) => (values ?? []).map((v) => (typeof v === 'number' ? (names[v] ?? String(v)) : v.toLowerCase())) as Scope[]),
   });
 };
+// Built once, not per request.
+const SCOPES_SCHEMAS = { public: buildScopesSchema('public'), secret: buildScopesSchema('secret') };
+const scopesSchema = (kind: KeyKind) => SCOPES_SCHEMAS[kind];
 
 /** Management API (`ManagementKey` header): apps, their keys and features. */
 export function adminRoutes(services: Services): Router {

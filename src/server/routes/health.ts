@@ -40,14 +40,19 @@ async function report(checks: Record<string, () => Promise<Record<string, unknow
   return { status, elapsedMilliseconds: performance.now() - started, results };
 }
 
+const HEALTHY = Buffer.from('Healthy');
+
 /** Anonymous health checks (spec: /api/health/*; also served at /health/*). */
 export function healthRoutes(services: Services): Router {
   const router = Router();
   const { store, storageHealth, mailer } = services;
   const expectedMigrations = loadMigrations(store.provider).map((m) => m.name);
 
+  // Probed every few seconds by load balancers: a fixed answer, nothing computed per request.
   router.all('/health/http', (_req, res) => {
-    res.type('text/plain').send('Healthy');
+    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+    res.setHeader('Content-Length', HEALTHY.length);
+    res.end(HEALTHY);
   });
 
   router.get('/health/storage', async (_req, res) => {
