@@ -2,7 +2,7 @@ import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type Aut
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
-import type { Db } from '../store';
+import type { Db, HotPath } from '../store';
 import { descriptorOf } from '../webauthn/descriptors';
 import { normaliseCredentialId } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
@@ -42,6 +42,7 @@ const failure = (detail: string) => new ApiError('signin_complete_error', { deta
 export class SigninService {
   constructor(
     private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
@@ -111,13 +112,13 @@ export class SigninService {
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
 
-    const credential = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } } });
+    const credential = await this.hot.findCredential(tenant, credentialId);
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
     if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
     if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
 
-    const storedCounter = Number(credential.signatureCounter);
+    const storedCounter = credential.signatureCounter;
     let verification;
     try {
       verification = await verifyAuthenticationResponse({
@@ -139,19 +140,18 @@ export class SigninService {
     if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
 
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
-    const now = new Date(this.now());
-    const { count } = await this.db.credential.updateMany({
-      where: { tenant, descriptorId: credentialId, signatureCounter: info.newCounter > 0 ? { lt: BigInt(info.newCounter) } : BigInt(storedCounter) },
-      data: {
-        signatureCounter: BigInt(info.newCounter),
-        backupState: info.credentialBackedUp,
-        uvInitialized: credential.uvInitialized || info.userVerified,
-        lastUsedAt: now,
-        device: client.device,
-        country: client.country,
-      },
+    const recorded = await this.hot.recordCredentialUse({
+      tenant,
+      descriptorId: credentialId,
+      storedCounter,
+      newCounter: info.newCounter,
+      backupState: info.credentialBackedUp,
+      uvInitialized: credential.uvInitialized || info.userVerified,
+      usedAt: this.now(),
+      device: client.device,
+      country: client.country,
     });
-    if (count !== 1) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+    if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(tenant, session.purpose);
     this.events.record(tenant, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });
