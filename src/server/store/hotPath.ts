@@ -20,7 +20,7 @@ export interface HotPath {
   findCredential(tenant: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**
    * Records a verified assertion, conditional on the counter read before verifying: with a new
-   * counter above zero the stored one must be lower, with zero it must be unchanged. False when
+   * counter above zero the stored one must be lower, with zero it must still be the one read. False when
    * the condition failed (a raced or cloned authenticator) or the credential is gone.
    */
   recordCredentialUse(use: CredentialUse): Promise<boolean>;
