@@ -169,6 +169,7 @@ async function main() {
     log('building ...');
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  if (args['cpu-prof']) mkdirSync(args['cpu-prof'], { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), 'pwl-bench-'));
   const postgres = args.postgres ? await createPostgresDatabase(args.postgres) : undefined;
   const databaseUrl = postgres?.url ?? `file:${join(tmp, 'service.db')}`;

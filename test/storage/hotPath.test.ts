@@ -131,6 +131,31 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
   });
 
+  it("lists a user's credentials for an allow list, most recently used first, within the limit and the tenant", async () => {
+    const used = (minutes: number) => credentialRow({ lastUsedAt: new Date(T0 + minutes * MINUTE) });
+    const [older, newest, middle] = [used(1), used(3), used(2)];
+    for (const row of [older, newest, middle]) await store.db.credential.create({ data: row });
+    await store.db.credential.create({ data: credentialRow({ userId: 'user-2', userHandle: 'dXNlci0y' }) });
+    expect(await store.hot.findUserCredentials(tenant, 'user-1', 10)).toEqual([newest, middle, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
+    expect((await store.hot.findUserCredentials(tenant, 'user-1', 2)).map((c) => c.descriptorId)).toEqual([newest.descriptorId, middle.descriptorId]);
+    expect(await store.hot.findUserCredentials('otherapp', 'user-1', 10)).toEqual([]);
+  });
+
+  it('answers many writes made at once each with its own outcome: one refused for a gone app fails alone', async () => {
+    const ids = Array.from({ length: 20 }, (_, i) => `c${i}-${tenant}`);
+    const outcomes = await Promise.allSettled([
+      ...ids.map((id) => store.hot.insertChallenge({ id, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: null })),
+      store.hot.insertChallenge({ id: `gone-${tenant}`, tenant: 'noapp', ceremony: 'authentication', expiresAt: T0, expectedUserId: null }),
+      store.hot.redeemToken(tenant, 'token-a', T0),
+      store.hot.redeemToken(tenant, 'token-a', T0),
+    ]);
+    expect(outcomes.slice(0, ids.length).every((o) => o.status === 'fulfilled')).toBe(true);
+    const [gone, first, second] = outcomes.slice(ids.length);
+    expect(gone.status === 'rejected' && isForeignKeyViolation(gone.reason)).toBe(true);
+    expect([first, second].map((o) => (o.status === 'fulfilled' ? o.value : o.reason)).sort()).toEqual([false, true]);
+    expect(await store.db.challenge.count({ where: { tenant } })).toBe(ids.length);
+  });
+
   describe('redeemed tokens', () => {
     it('redeems a token id once per tenant, in a row Prisma reads with its expiry', async () => {
       expect(await store.hot.redeemToken(tenant, 'token-1', T0)).toBe(true);
@@ -156,6 +181,28 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
   });
 
   if (provider === 'sqlite') {
+    it("waits for a write lock Prisma's own connection holds without blocking the event loop, then commits", async () => {
+      let locked!: () => void;
+      let release!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // A Prisma transaction that has written (so holds SQLite's write lock) and waits on this test.
+      const transaction = store.db.$transaction(async (tx) => {
+        await tx.alias.create({ data: { tenant, aliasHash: 'held', userId: 'user-1' } });
+        locked();
+        await released;
+      });
+      await isLocked;
+      const write = store.hot.redeemToken(tenant, 'token-during-lock', T0);
+      // Released on the event loop's next check phase, after the hot path's first try at the lock:
+      // were it to wait for the lock with the thread blocked, this could not run until it gave up.
+      setImmediate(release);
+      await transaction;
+      expect(await write).toBe(true);
+      expect(await store.db.alias.count({ where: { tenant } })).toBe(1);
+      expect(await store.db.redeemedToken.count({ where: { tenant } })).toBe(1);
+    });
+
     it('syncs every commit (synchronous = FULL) on Prisma\'s connection and on driver-level ones like the hot path\'s', async () => {
       const prisma = store.db as unknown as { $queryRawUnsafe(sql: string): Promise<unknown> };
       expect(await prisma.$queryRawUnsafe('PRAGMA synchronous')).toEqual([{ synchronous: 2n }]);

@@ -118,7 +118,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     challenges,
     aliases,
     registration: new RegistrationService(db, tokens, challenges, aliases, settings, events, now),
-    signin: new SigninService(db, store.hot, tokens, challenges, aliases, settings, authConfigs, events, now),
+    signin: new SigninService(store.hot, tokens, challenges, aliases, settings, authConfigs, events, now),
     verification: new VerificationService(store.hot, tokens, settings, events, now),
     credentials: new CredentialService(db, events),
     users: new UserService(db, events),

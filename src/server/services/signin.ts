@@ -2,7 +2,7 @@ import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type Aut
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
-import type { Db, HotPath } from '../store';
+import type { HotPath } from '../store';
 import { descriptorOf } from '../webauthn/descriptors';
 import { normaliseCredentialId } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
@@ -41,7 +41,6 @@ const failure = (detail: string) => new ApiError('signin_complete_error', { deta
 
 export class SigninService {
   constructor(
-    private readonly db: Db,
     private readonly hot: HotPath,
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
@@ -61,14 +60,7 @@ export class SigninService {
     const config = await this.authConfigs.resolve(tenant, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
-    const credentials = userId
-      ? await this.db.credential.findMany({
-          where: { tenant, userId },
-          select: { descriptorId: true, transports: true },
-          orderBy: { lastUsedAt: 'desc' },
-          take: MAX_ALLOW_CREDENTIALS,
-        })
-      : [];
+    const credentials = userId ? await this.hot.findUserCredentials(tenant, userId, MAX_ALLOW_CREDENTIALS) : [];
     // A named sign-in may only be answered by that user's passkey, even when the name was unknown
     // (and the allow list therefore empty, exactly as for a discoverable sign-in).
     const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication', named ? (userId ?? '') : null);

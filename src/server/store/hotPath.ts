@@ -16,6 +16,8 @@ export interface HotPath {
    * one `DELETE … RETURNING`; undefined when there was nothing to delete.
    */
   deleteChallenge(tenant: string, ceremony: string, id: string, now: number): Promise<{ expectedUserId: string | null } | undefined>;
+  /** A user's credentials for an allow list, most recently used first. */
+  findUserCredentials(tenant: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
   /** The columns a sign-in needs of one credential. */
   findCredential(tenant: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**

@@ -18,6 +18,10 @@ const STATEMENTS = {
     name: 'hot_delete_challenge',
     text: `DELETE FROM "Challenge" WHERE "id" = $1 AND "tenant" = $2 AND "ceremony" = $3 AND "expiresAt" > $4 RETURNING "expectedUserId"`,
   },
+  findUserCredentials: {
+    name: 'hot_find_user_credentials',
+    text: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = $1 AND "userId" = $2 ORDER BY "lastUsedAt" DESC LIMIT $3`,
+  },
   findCredential: {
     name: 'hot_find_credential',
     text: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname"
@@ -54,6 +58,9 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
     async deleteChallenge(tenant, ceremony, id, now) {
       const { rows } = await run<{ expectedUserId: string | null }>(STATEMENTS.deleteChallenge, [id, tenant, ceremony, pgTime(now)]);
       return rows[0] && { expectedUserId: rows[0].expectedUserId };
+    },
+    async findUserCredentials(tenant, userId, limit) {
+      return (await run<{ descriptorId: string; transports: string }>(STATEMENTS.findUserCredentials, [tenant, userId, limit])).rows;
     },
     async findCredential(tenant, descriptorId) {
       const { rows } = await run<CredentialRow>(STATEMENTS.findCredential, [tenant, descriptorId]);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotPath';
-import { openSqliteConnection } from './sqlite';
+import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS } from './sqlite';
+import { createGroupCommit } from './sqliteGroupCommit';
 
 /**
  * How Prisma's SQLite adapter writes a DateTime (its default `iso8601` format). Comparisons in
@@ -11,6 +12,7 @@ export const sqliteTime = (ms: number): string => new Date(ms).toISOString().rep
 const SQL = {
   insertChallenge: `INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt", "expectedUserId") VALUES (@id, @tenant, @ceremony, @expiresAt, @expectedUserId)`,
   deleteChallenge: `DELETE FROM "Challenge" WHERE "id" = @id AND "tenant" = @tenant AND "ceremony" = @ceremony AND "expiresAt" > @now RETURNING "expectedUserId"`,
+  findUserCredentials: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "lastUsedAt" DESC LIMIT @limit`,
   findCredential: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname"
     FROM "Credential" WHERE "tenant" = @tenant AND "descriptorId" = @descriptorId`,
   recordCredentialUse: `UPDATE "Credential" SET "signatureCounter" = @newCounter, "backupState" = @backupState, "uvInitialized" = @uvInitialized,
@@ -28,51 +30,60 @@ interface CredentialRow extends Omit<HotCredential, 'backupEligible' | 'uvInitia
 }
 
 /**
- * The hot path on one better-sqlite3 connection of its own, opened (with the service's
- * connection setup: foreign keys, busy timeout) and prepared on first use, since the tables
- * exist only once the store has been migrated.
- * `SQLITE_CONNECTION_SETUP` makes every commit durable before the statement returns.
+ * The hot path on one better-sqlite3 connection of its own, opened with the service's connection
+ * setup (foreign keys, synchronous = FULL) and prepared on first use, since the tables exist only
+ * once the store has been migrated. Writes are group-committed (see `createGroupCommit`, which
+ * also explains why this connection waits for locks on a timer: `busy_timeout = 0`).
  */
 export function openSqliteHotPath(filename: string): HotPath {
-  let db: Database.Database | undefined;
-  let statements: Statements | undefined;
-  const prepared = (): Statements => {
-    if (statements) return statements;
-    db = openSqliteConnection(filename);
-    const connection = db;
-    statements = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, connection.prepare(sql)])) as Statements;
-    return statements;
+  let connection: { db: Database.Database; statements: Statements; group: ReturnType<typeof createGroupCommit> } | undefined;
+  const open = () => {
+    if (connection) return connection;
+    const db = openSqliteConnection(filename);
+    db.pragma('busy_timeout = 0');
+    const statements = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
+    connection = { db, statements, group: createGroupCommit(db, SQLITE_BUSY_TIMEOUT_MS) };
+    return connection;
   };
-  // better-sqlite3 is synchronous; these are async so a driver error rejects like a pg one does.
+  const write = <T>(run: (s: Statements) => T): Promise<T> => {
+    const { group, statements } = open();
+    return group.write(() => run(statements));
+  };
+  const read = <T>(run: (s: Statements) => T): Promise<T> => {
+    const { group, statements } = open();
+    return group.read(() => run(statements));
+  };
   return {
     async insertChallenge(c: ChallengeRow) {
-      prepared().insertChallenge.run({ ...c, expiresAt: sqliteTime(c.expiresAt) });
+      await write((s) => s.insertChallenge.run({ ...c, expiresAt: sqliteTime(c.expiresAt) }));
     },
     async deleteChallenge(tenant, ceremony, id, now) {
-      const row = prepared().deleteChallenge.get({ id, tenant, ceremony, now: sqliteTime(now) }) as { expectedUserId: string | null } | undefined;
+      const row = await write((s) => s.deleteChallenge.get({ id, tenant, ceremony, now: sqliteTime(now) }) as { expectedUserId: string | null } | undefined);
       return row && { expectedUserId: row.expectedUserId };
     },
+    findUserCredentials(tenant, userId, limit) {
+      return read((s) => s.findUserCredentials.all({ tenant, userId, limit }) as { descriptorId: string; transports: string }[]);
+    },
     async findCredential(tenant, descriptorId) {
-      const row = prepared().findCredential.get({ tenant, descriptorId }) as CredentialRow | undefined;
+      const row = await read((s) => s.findCredential.get({ tenant, descriptorId }) as CredentialRow | undefined);
       if (!row) return undefined;
       return { ...row, signatureCounter: Number(row.signatureCounter), backupEligible: row.backupEligible === 1, uvInitialized: row.uvInitialized === 1 };
     },
     async recordCredentialUse(use: CredentialUse) {
-      const { changes } = prepared().recordCredentialUse.run({
-        ...use,
-        backupState: use.backupState ? 1 : 0,
-        uvInitialized: use.uvInitialized ? 1 : 0,
-        usedAt: sqliteTime(use.usedAt),
-      });
+      const { changes } = await write((s) =>
+        s.recordCredentialUse.run({ ...use, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) }),
+      );
       return changes === 1;
     },
     async redeemToken(tenant, tokenId, expiresAt) {
-      return prepared().redeemToken.run({ tenant, tokenId, expiresAt: sqliteTime(expiresAt) }).changes === 1;
+      return (await write((s) => s.redeemToken.run({ tenant, tokenId, expiresAt: sqliteTime(expiresAt) }))).changes === 1;
     },
     async close() {
-      db?.close();
-      db = undefined;
-      statements = undefined;
+      if (!connection) return;
+      // What is queued still commits; then the connection goes.
+      await connection.group.write(() => undefined).catch(() => undefined);
+      connection.db.close();
+      connection = undefined;
     },
   };
 }
