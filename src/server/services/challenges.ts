@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isRecordNotFound, type Db } from '../store';
+import type { Db, HotPath } from '../store';
 
 export type Ceremony = 'registration' | 'authentication';
 
@@ -16,6 +16,7 @@ export const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
 export class ChallengeStore {
   constructor(
     private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -26,7 +27,7 @@ export class ChallengeStore {
   async issue(tenant: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
     const challenge = randomBytes(32).toString('base64url');
     const expiresAt = this.now() + CHALLENGE_TTL_MS;
-    await this.db.challenge.create({ data: { id: challenge, tenant, ceremony, expiresAt: new Date(expiresAt), expectedUserId } });
+    await this.hot.insertChallenge({ id: challenge, tenant, ceremony, expiresAt, expectedUserId });
     return { challenge, expiresAt };
   }
 
@@ -35,18 +36,13 @@ export class ChallengeStore {
    * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.
    */
   async consume(tenant: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
-    try {
-      return await this.db.challenge.delete({
-        where: { id: challenge, tenant, ceremony, expiresAt: { gt: new Date(this.now()) } },
-        select: { expectedUserId: true },
-      });
-    } catch (error) {
-      if (isRecordNotFound(error)) return undefined;
-      throw error;
-    }
+    return this.hot.deleteChallenge(tenant, ceremony, challenge, this.now());
   }
 
-  /** Housekeeping: drops expired challenges and redeemed-token ids that can no longer matter. */
+  /**
+   * Housekeeping, in the background (never on a request): drops expired challenges and
+   * redeemed-token ids that can no longer matter. Both delete through their `expiresAt` index.
+   */
   async sweep(): Promise<void> {
     const now = new Date(this.now());
     await this.db.challenge.deleteMany({ where: { expiresAt: { lt: now } } });

@@ -80,7 +80,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   };
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, appChanged);
   settings = new AppSettingsCache(apps);
-  const challenges = new ChallengeStore(db, now);
+  const challenges = new ChallengeStore(db, store.hot, now);
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
@@ -118,8 +118,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     challenges,
     aliases,
     registration: new RegistrationService(db, tokens, challenges, aliases, settings, events, now),
-    signin: new SigninService(db, tokens, challenges, aliases, settings, authConfigs, events, now),
-    verification: new VerificationService(db, tokens, settings, events, now),
+    signin: new SigninService(store.hot, tokens, challenges, aliases, settings, authConfigs, events, now),
+    verification: new VerificationService(store.hot, tokens, settings, events, now),
     credentials: new CredentialService(db, events),
     users: new UserService(db, events),
     authConfigs,

@@ -2,7 +2,7 @@ import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type Aut
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
-import type { Db } from '../store';
+import type { HotPath } from '../store';
 import { descriptorOf } from '../webauthn/descriptors';
 import { normaliseCredentialId } from '../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../webauthn/origins';
@@ -41,7 +41,7 @@ const failure = (detail: string) => new ApiError('signin_complete_error', { deta
 
 export class SigninService {
   constructor(
-    private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
@@ -60,14 +60,7 @@ export class SigninService {
     const config = await this.authConfigs.resolve(tenant, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
-    const credentials = userId
-      ? await this.db.credential.findMany({
-          where: { tenant, userId },
-          select: { descriptorId: true, transports: true },
-          orderBy: { lastUsedAt: 'desc' },
-          take: MAX_ALLOW_CREDENTIALS,
-        })
-      : [];
+    const credentials = userId ? await this.hot.findUserCredentials(tenant, userId, MAX_ALLOW_CREDENTIALS) : [];
     // A named sign-in may only be answered by that user's passkey, even when the name was unknown
     // (and the allow list therefore empty, exactly as for a discoverable sign-in).
     const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication', named ? (userId ?? '') : null);
@@ -111,13 +104,13 @@ export class SigninService {
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
 
-    const credential = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } } });
+    const credential = await this.hot.findCredential(tenant, credentialId);
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
     if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
     if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
 
-    const storedCounter = Number(credential.signatureCounter);
+    const storedCounter = credential.signatureCounter;
     let verification;
     try {
       verification = await verifyAuthenticationResponse({
@@ -139,19 +132,18 @@ export class SigninService {
     if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
 
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
-    const now = new Date(this.now());
-    const { count } = await this.db.credential.updateMany({
-      where: { tenant, descriptorId: credentialId, signatureCounter: info.newCounter > 0 ? { lt: BigInt(info.newCounter) } : BigInt(storedCounter) },
-      data: {
-        signatureCounter: BigInt(info.newCounter),
-        backupState: info.credentialBackedUp,
-        uvInitialized: credential.uvInitialized || info.userVerified,
-        lastUsedAt: now,
-        device: client.device,
-        country: client.country,
-      },
+    const recorded = await this.hot.recordCredentialUse({
+      tenant,
+      descriptorId: credentialId,
+      storedCounter,
+      newCounter: info.newCounter,
+      backupState: info.credentialBackedUp,
+      uvInitialized: credential.uvInitialized || info.userVerified,
+      usedAt: this.now(),
+      device: client.device,
+      country: client.country,
     });
-    if (count !== 1) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+    if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(tenant, session.purpose);
     this.events.record(tenant, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });

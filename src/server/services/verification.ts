@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString, optionalSeconds } from '../http/validation';
-import { isUniqueViolation, type Db } from '../store';
+import type { HotPath } from '../store';
 import type { AppSettingsCache } from './appSettings';
 import type { EventLog } from './events';
 import type { TokenService } from './tokens';
@@ -26,7 +26,7 @@ export const generateTokenSchema = ciObject({
  */
 export class VerificationService {
   constructor(
-    private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly tokens: TokenService,
     private readonly settings: AppSettingsCache,
     private readonly events: EventLog,
@@ -36,12 +36,7 @@ export class VerificationService {
   async verify(tenant: string, input: z.output<typeof verifyTokenSchema>) {
     const payload = await this.tokens.open('verify', input.token, tenant, verifyTokenPayloadSchema);
     if (payload.type !== 'magic_link') {
-      try {
-        await this.db.redeemedToken.create({ data: { tenant, tokenId: payload.tokenId, expiresAt: new Date(payload.exp) } });
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new ApiError('token_already_used');
-        throw error;
-      }
+      if (!(await this.hot.redeemToken(tenant, payload.tokenId, payload.exp))) throw new ApiError('token_already_used');
     }
     this.events.record(tenant, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);

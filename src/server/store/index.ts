@@ -3,8 +3,20 @@ import { dirname, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
+import type { HotPath } from './hotPath';
 import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
+import { openPostgresHotPath } from './postgresHotPath';
 import { SqliteAdapterFactory } from './sqlite';
+import { openSqliteHotPath } from './sqliteHotPath';
+
+export type { HotPath } from './hotPath';
+
+/**
+ * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
+ * carries most of the traffic on its own pool. Both open connections only when needed.
+ */
+const PRISMA_POOL_MAX = 5;
+const HOT_POOL_MAX = 10;
 
 /**
  * The model delegates the services use. Both generated clients expose the same delegates; their
@@ -18,6 +30,8 @@ export type Db = Pick<
 export interface Store {
   provider: Provider;
   db: Db;
+  /** The statements of every sign-in, verify and registration, prepared once on the driver. */
+  hot: HotPath;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   /** One round trip to the database, for health checks. */
@@ -43,27 +57,37 @@ export function openStore(databaseUrl: string): Store {
     const filename = sqliteFilename(databaseUrl);
     mkdirSync(dirname(filename), { recursive: true });
     const client = new SqliteClient({ adapter: new SqliteAdapterFactory(filename) });
+    const hot = openSqliteHotPath(filename);
     return {
       provider: 'sqlite',
       db: client,
+      hot,
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
       },
       appliedMigrations: () => appliedMigrations(client),
-      close: () => client.$disconnect(),
+      close: async () => {
+        await hot.close();
+        await client.$disconnect();
+      },
     };
   }
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: PRISMA_POOL_MAX }) });
+  const hot = openPostgresHotPath(databaseUrl, HOT_POOL_MAX);
   return {
     provider: 'postgresql',
     db: client as unknown as Db,
+    hot,
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');
     },
     appliedMigrations: () => appliedMigrations(client),
-    close: () => client.$disconnect(),
+    close: async () => {
+      await hot.close();
+      await client.$disconnect();
+    },
   };
 }
 

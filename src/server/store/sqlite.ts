@@ -10,8 +10,12 @@ export const SQLITE_BUSY_TIMEOUT_MS = 15_000;
  * and without them deleting an App row would leave its rows behind and a row for a deleted app
  * would be accepted. better-sqlite3 happens to be built with foreign keys on; this does not rely
  * on that.
+ *
+ * `synchronous = FULL`: better-sqlite3 is built with WAL's default lowered to NORMAL, under which
+ * the last commits before a power loss can vanish, and with them a consumed challenge or a
+ * redeemed token (a replay after the crash). FULL syncs the WAL on every commit.
  */
-export const SQLITE_CONNECTION_SETUP = `PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS};`;
+export const SQLITE_CONNECTION_SETUP = `PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}; PRAGMA synchronous = FULL;`;
 
 /** A driver-level connection to the service's SQLite file, set up like every other. */
 export function openSqliteConnection(filename: string, options: Database.Options = {}): Database.Database {

@@ -1,0 +1,170 @@
+// The load generator: a child process of run.mjs (pinned to its own core), driving one target
+// with autocannon per request from run.mjs and answering with the summary of each run.
+import autocannon from 'autocannon';
+import { readFileSync } from 'node:fs';
+import { assertion, attestation, signerOf } from './authenticator.mjs';
+
+const RPID = 'localhost';
+const ORIGIN = 'https://localhost';
+const json = { 'content-type': 'application/json' };
+const MINT_CONCURRENCY = 32;
+const MAX_POOL = 400_000;
+
+/** One autocannon run; the numbers run.mjs reports. */
+async function measure(target, requests, seconds, connections) {
+  const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
+  return {
+    seconds,
+    requestsPerSecond: result.requests.average,
+    total: result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    p999: result.latency.p99_9,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/**
+ * Single-use tokens minted before a timed run (through the service's own endpoint, outside the
+ * measured window), at least as many as the run can use at the rate last seen.
+ */
+async function mintPool(target, size, mint) {
+  const tokens = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < size) {
+      const i = next++;
+      const res = await fetch(target.url + mint.path, { method: 'POST', headers: { ...json, ...mint.headers }, body: JSON.stringify(mint.body(i)) });
+      if (!res.ok) throw new Error(`minting ${mint.path}: ${res.status} ${await res.text()}`);
+      tokens.push((await res.json()).token);
+    }
+  };
+  await Promise.all(Array.from({ length: MINT_CONCURRENCY }, worker));
+  return tokens;
+}
+
+let uniqueSeq = 0;
+const unique = (prefix) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${uniqueSeq++}`;
+
+/** The request sequence one connection repeats, per scenario. `state` lives across a scenario's runs. */
+function flow(scenario, target, state) {
+  const { keys } = target;
+  switch (scenario.kind) {
+    case 'get':
+      return [{ method: 'GET', path: scenario.path, headers: scenario.headers ?? {} }];
+    case 'echo':
+      return [{ method: 'POST', path: scenario.path, headers: json, body: JSON.stringify({ userId: 'bench-user', username: 'bench@example.com' }) }];
+    case 'registerToken':
+      return [
+        {
+          method: 'POST',
+          path: '/register/token',
+          headers: { ...json, ApiSecret: keys.apiSecret },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ userId: unique('rt'), username: 'bench@example.com' }) }),
+        },
+      ];
+    case 'signin': {
+      // The service's flow (ApiKey, session token) or the bare harness's (the challenge itself).
+      const harness = scenario.harness === true;
+      const signers = state.signers;
+      let nextSigner = 0;
+      return [
+        {
+          method: 'POST',
+          path: '/signin/begin',
+          headers: harness ? json : { ...json, ApiKey: keys.apiKey },
+          setupRequest: (req, context) => {
+            context.signer ??= signers[nextSigner++ % signers.length];
+            return { ...req, body: JSON.stringify(harness ? { userId: context.signer.userId } : { userId: context.signer.userId, RPID, Origin: ORIGIN }) };
+          },
+          onResponse: (status, body, context) => {
+            context.begin = status === 200 ? JSON.parse(body) : undefined;
+          },
+        },
+        {
+          method: 'POST',
+          path: '/signin/complete',
+          headers: harness ? json : { ...json, ApiKey: keys.apiKey },
+          setupRequest: (req, context) => {
+            const challenge = (harness ? context.begin?.challenge : context.begin?.data?.challenge) ?? 'none';
+            const response = assertion(context.signer, { challenge, rpId: RPID, origin: ORIGIN });
+            return { ...req, body: JSON.stringify(harness ? { challenge, response } : { session: context.begin?.session ?? 'none', response, RPID, Origin: ORIGIN }) };
+          },
+        },
+      ];
+    }
+    case 'verify':
+      return [
+        {
+          method: 'POST',
+          path: '/signin/verify',
+          headers: { ...json, ApiSecret: keys.apiSecret },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ token: state.pool[state.used++] ?? 'exhausted' }) }),
+        },
+      ];
+    case 'register':
+      return [
+        {
+          method: 'POST',
+          path: '/register/begin',
+          headers: { ...json, ApiKey: keys.apiKey },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ token: state.pool[state.used++] ?? 'exhausted', RPID, Origin: ORIGIN }) }),
+          onResponse: (status, body, context) => {
+            context.begin = status === 200 ? JSON.parse(body) : undefined;
+          },
+        },
+        {
+          method: 'POST',
+          path: '/register/complete',
+          headers: { ...json, ApiKey: keys.apiKey },
+          setupRequest: (req, context) => {
+            const response = attestation({ challenge: context.begin?.data?.challenge ?? 'none', rpId: RPID, origin: ORIGIN });
+            return { ...req, body: JSON.stringify({ session: context.begin?.session ?? 'none', response, RPID, Origin: ORIGIN }) };
+          },
+        },
+      ];
+    default:
+      throw new Error(`unknown scenario kind ${scenario.kind}`);
+  }
+}
+
+/** What mints the single-use tokens a scenario consumes (one per iteration of its flow). */
+function minterOf(scenario, target) {
+  if (scenario.kind === 'verify') {
+    return { path: '/signin/generate-token', headers: { ApiSecret: target.keys.apiSecret }, body: () => ({ userId: 'bench-verify', timeToLive: 3600 }) };
+  }
+  if (scenario.kind === 'register') {
+    return { path: '/register/token', headers: { ApiSecret: target.keys.apiSecret }, body: () => ({ userId: unique('reg'), username: 'bench@example.com' }) };
+  }
+  return undefined;
+}
+
+/** Warm-up, then the timed runs, with fresh tokens before each where the scenario needs them. */
+async function runScenario({ scenario, target, warmupSeconds, runs, runSeconds, connections }) {
+  const state = { signers: target.credentialsFile ? JSON.parse(readFileSync(target.credentialsFile, 'utf8')).map(signerOf) : [], pool: [], used: 0 };
+  const minter = minterOf(scenario, target);
+  let rate = scenario.expectedRate ?? 3000;
+  const timed = async (seconds) => {
+    if (minter) {
+      state.pool = await mintPool(target, Math.min(MAX_POOL, Math.ceil(rate * seconds * 1.5) + 500), minter);
+      state.used = 0;
+    }
+    const result = await measure(target, flow(scenario, target, state), seconds, connections);
+    if (minter) result.tokensLeft = Math.max(0, state.pool.length - state.used);
+    rate = Math.max(rate, result.requestsPerSecond);
+    return result;
+  };
+  if (warmupSeconds > 0) await timed(warmupSeconds);
+  const results = [];
+  for (let i = 0; i < runs; i++) results.push(await timed(runSeconds));
+  return results;
+}
+
+process.on('message', (message) => {
+  runScenario(message).then(
+    (results) => process.send({ ok: true, results }),
+    (error) => process.send({ ok: false, error: String(error?.stack ?? error) }),
+  );
+});

@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+// `npm run bench`: the service against the bare stack it is built on, in the same run.
+// Method: security-and-style.md section 1; targets: issue 6. See README "Performance".
+//
+//   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build]
+import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { newCredential } from './authenticator.mjs';
+import { countCredentials, seedCredentials } from './seed.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    soak: { type: 'string' },
+    postgres: { type: 'string' },
+    only: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+const CONNECTIONS = 50;
+const WARMUP_SECONDS = args.quick ? 1 : 5;
+const RUNS = args.quick ? 1 : 3;
+const RUN_SECONDS = args.quick ? 3 : 10;
+const SOAK_SECONDS = Number(args.soak ?? (args.quick ? 5 : 60));
+const SIGNERS = 64; // more than the connections, so no two connections sign with one key at a time
+const SMALL = 1_000;
+const LARGE = 100_000;
+const RPID = 'localhost';
+const ORIGIN = 'https://localhost';
+const only = args.only ? new Set(args.only.split(',')) : undefined;
+const wanted = (name) => !only || only.has(name);
+
+const TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const pinned = (core, command, commandArgs) => (TASKSET ? ['taskset', ['-c', String(core), command, ...commandArgs]] : [command, commandArgs]);
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A server process pinned to core 0, ready once `readyPath` answers. */
+async function startServer(name, script, env, readyPath = '/') {
+  const port = await freePort();
+  const [command, commandArgs] = pinned(0, process.execPath, [...(args['cpu-prof'] && name === 'service' ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : []), script]);
+  const child = spawn(command, commandArgs, { cwd: ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr}`);
+    try {
+      if ((await fetch(url + readyPath)).status < 500) {
+        return {
+          name,
+          url,
+          pid: child.pid,
+          async stop() {
+            if (child.exitCode !== null) return;
+            const exited = new Promise((r) => child.once('exit', r));
+            child.kill('SIGTERM');
+            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            await exited;
+            clearTimeout(timer);
+          },
+        };
+      }
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${name} did not become ready: ${stderr}`);
+}
+
+/** Resident memory of a process, MB. */
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** The load generator, a child pinned to core 1 (`taskset -c 1 node bench/load.mjs`). */
+function startLoader() {
+  const child = TASKSET
+    ? fork(join(ROOT, 'bench', 'load.mjs'), [], { execPath: 'taskset', execArgv: ['-c', '1', process.execPath] })
+    : fork(join(ROOT, 'bench', 'load.mjs'));
+  return {
+    run(message) {
+      return new Promise((resolve, reject) => {
+        child.once('message', (reply) => (reply.ok ? resolve(reply.results) : reject(new Error(reply.error))));
+        child.send(message);
+      });
+    },
+    stop: () => child.kill(),
+  };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+
+function summarise(runs) {
+  return {
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    p999: median(runs.map((r) => r.p999)),
+    non2xx: runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+    runs,
+  };
+}
+
+async function measure(loader, scenario, target, runs = RUNS, warmupSeconds = WARMUP_SECONDS, runSeconds = RUN_SECONDS) {
+  log(`  ${scenario.name} ...`);
+  const result = summarise(await loader.run({ scenario, target, warmupSeconds, runs, runSeconds, connections: CONNECTIONS }));
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
+  return { name: scenario.name, ...result };
+}
+
+async function withServer(name, script, env, readyPath, use) {
+  const server = await startServer(name, script, env, readyPath);
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function createPostgresDatabase(adminUrl) {
+  const name = `pwl_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+async function main() {
+  if (!args['no-build']) {
+    log('building ...');
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  if (args['cpu-prof']) mkdirSync(args['cpu-prof'], { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), 'pwl-bench-'));
+  const postgres = args.postgres ? await createPostgresDatabase(args.postgres) : undefined;
+  const databaseUrl = postgres?.url ?? `file:${join(tmp, 'service.db')}`;
+  const signers = Array.from({ length: SIGNERS }, (_, i) => newCredential(`bench-user-${i}`));
+  const credentialsFile = join(tmp, 'credentials.json');
+  writeFileSync(credentialsFile, JSON.stringify(signers));
+  const loader = startLoader();
+  const baselines = {};
+  const results = {};
+  const memory = {};
+  try {
+    // Baselines, each its own process pinned like the service.
+    const hello = { kind: 'get', path: '/' };
+    const echo = { kind: 'echo', path: '/echo' };
+    log('baselines:');
+    if (wanted('B0')) baselines.B0 = await withServer('B0', 'bench/baselines/nodeHello.mjs', {}, '/', (s) => measure(loader, { name: 'B0 node:http hello', ...hello }, { url: s.url }));
+    if (wanted('B1')) baselines.B1 = await withServer('B1', 'bench/baselines/expressHello.mjs', {}, '/', (s) => measure(loader, { name: 'B1 Express hello', ...hello }, { url: s.url }));
+    if (wanted('B2')) baselines.B2 = await withServer('B2', 'bench/baselines/expressEcho.mjs', {}, '/nothing', (s) => measure(loader, { name: 'B2 Express JSON echo', ...echo }, { url: s.url }));
+    if (wanted('B3')) {
+      const env = { HARNESS_DB: join(tmp, 'harness.db'), HARNESS_CREDENTIALS: credentialsFile };
+      baselines.B3 = await withServer('B3', 'bench/baselines/signinHarness.mjs', env, '/nothing', (s) =>
+        measure(loader, { name: 'B3 bare sign-in harness', kind: 'signin', harness: true }, { url: s.url, credentialsFile }),
+      );
+    }
+
+    log(`service on ${postgres ? 'PostgreSQL' : 'SQLite'}:`);
+    const managementKey = randomBytes(24).toString('base64url');
+    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md') };
+    await withServer('service', 'dist/cli.js', env, '/health/http', async (service) => {
+      const created = await fetch(`${service.url}/admin/apps/bench/create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ManagementKey: managementKey },
+        body: JSON.stringify({ adminEmail: 'bench@example.com' }),
+      });
+      if (!created.ok) throw new Error(`creating the app: ${created.status} ${await created.text()}`);
+      const app = await created.json();
+      const target = { url: service.url, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile };
+      await seedCredentials(databaseUrl, { tenant: 'bench', signers, count: SMALL, rpId: RPID, origin: ORIGIN });
+      memory.startMb = rssOf(service.pid);
+
+      const scenario = async (name, definition) => {
+        if (wanted(name)) results[name] = await measure(loader, { name, ...definition }, target);
+      };
+      await scenario('health/http', { kind: 'get', path: '/health/http' });
+      await scenario('register/token', { kind: 'registerToken' });
+      await scenario('signin/begin+complete 1k', { kind: 'signin' });
+      await scenario('signin/verify', { kind: 'verify' });
+      await scenario('credentials/list', { kind: 'get', path: `/credentials/list?userId=${signers[0].userId}`, headers: { ApiSecret: app.apiSecret1 } });
+      // Registrations add credentials, so they run after the 1 000-credential sign-in.
+      await scenario('register/begin+complete', { kind: 'register' });
+      if (wanted('signin/begin+complete 100k')) {
+        const existing = await countCredentials(databaseUrl);
+        await seedCredentials(databaseUrl, { tenant: 'bench', signers: [], fillerKey: signers[0].publicKey, count: Math.max(0, LARGE - existing), firstFiller: SMALL, rpId: RPID, origin: ORIGIN });
+        memory.credentialsAtLarge = await countCredentials(databaseUrl);
+        await scenario('signin/begin+complete 100k', { kind: 'signin' });
+      }
+      memory.afterMb = rssOf(service.pid);
+      if (SOAK_SECONDS > 0) {
+        log(`  soak: sign-ins for ${SOAK_SECONDS} s ...`);
+        results.soak = { name: 'soak (sign-in)', ...summarise(await loader.run({ scenario: { name: 'soak', kind: 'signin' }, target, warmupSeconds: 0, runs: 1, runSeconds: SOAK_SECONDS, connections: CONNECTIONS })) };
+        memory.afterSoakMb = rssOf(service.pid);
+      }
+    });
+  } finally {
+    loader.stop();
+    await postgres?.drop();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  report({ baselines, results, memory });
+}
+
+/** The table, ratios and PASS/FAIL against issue 6's targets; the JSON beside it. */
+function report({ baselines, results, memory }) {
+  const ratioTo = (value, base) => (base ? value / base : undefined);
+  const rows = [];
+  const checks = [];
+  const check = (what, pass, detail) => checks.push({ what, pass, detail });
+  const row = (name, r, baselineName, baseline, target) => {
+    if (!r) return;
+    const ratio = baseline ? ratioTo(r.requestsPerSecond, baseline.requestsPerSecond) : undefined;
+    rows.push({ name, ...r, baselineName, ratio, target });
+  };
+  for (const [name, b] of Object.entries(baselines)) row(b.name, b);
+  const { B1, B2, B3 } = baselines;
+  row('health/http', results['health/http'], 'B1', B1, '>= 0.7');
+  row('register/token', results['register/token'], 'B2', B2, '>= 0.5');
+  row('register/begin+complete', results['register/begin+complete'], 'B3', B3);
+  row('signin/begin+complete 1k', results['signin/begin+complete 1k'], 'B3', B3, '>= 0.6, p99 <= 2x');
+  row('signin/begin+complete 100k', results['signin/begin+complete 100k'], '1k', results['signin/begin+complete 1k'], '>= 0.9');
+  row('signin/verify', results['signin/verify'], 'B2', B2, '>= 0.5');
+  row('credentials/list', results['credentials/list'], 'B2', B2);
+  row('soak (sign-in)', results.soak);
+
+  const get = (name) => rows.find((r) => r.name === name);
+  const at = (name, min) => get(name)?.ratio !== undefined && check(`${name} >= ${min} x ${get(name).baselineName}`, get(name).ratio >= min, get(name).ratio.toFixed(2));
+  at('health/http', 0.7);
+  at('register/token', 0.5);
+  at('signin/verify', 0.5);
+  at('signin/begin+complete 1k', 0.6);
+  at('signin/begin+complete 100k', 0.9);
+  const signin = get('signin/begin+complete 1k');
+  if (signin && B3) check('signin p99 <= 2 x B3 p99', signin.p99 <= 2 * B3.p99, `${signin.p99} ms vs ${B3.p99} ms`);
+  const service = rows.filter((r) => !/^B\d/.test(r.name));
+  check('zero non-2xx under load', service.every((r) => r.non2xx === 0), service.filter((r) => r.non2xx > 0).map((r) => `${r.name}: ${r.non2xx}`).join(', ') || '0');
+  if (memory.afterSoakMb) check('RSS growth < 10 % over the soak', memory.afterSoakMb < memory.afterMb * 1.1, `${memory.afterMb.toFixed(0)} -> ${memory.afterSoakMb.toFixed(0)} MB`);
+
+  const pad = (v, n) => String(v).padStart(n);
+  const lines = [
+    `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs   ${pad('ratio', 6)}  target`,
+    ...rows.map(
+      (r) =>
+        `${r.name.padEnd(30)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(4)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}  ${r.target ?? ''}`,
+    ),
+    '',
+    `RSS: ${memory.startMb?.toFixed(0)} MB at start, ${memory.afterMb?.toFixed(0)} MB after the scenarios${memory.afterSoakMb ? `, ${memory.afterSoakMb.toFixed(0)} MB after a ${SOAK_SECONDS} s soak` : ''}` +
+      (memory.credentialsAtLarge ? `; ${memory.credentialsAtLarge} credentials in the large sign-in` : ''),
+    ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.what} (${c.detail})`),
+  ];
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, taskset: TASKSET };
+  const method = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, runs: RUNS, runSeconds: RUN_SECONDS, soakSeconds: SOAK_SECONDS, quick: args.quick, database: args.postgres ? 'postgresql' : 'sqlite' };
+  const dir = join(ROOT, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ machine, method, rows, memory, checks }, null, 2)}\n`);
+  process.stdout.write(`\n${file}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error.stack ?? error}\n`);
+  process.exit(1);
+});
