@@ -274,7 +274,8 @@ function report({ baselines, results, memory }) {
   if (signin && B3) check('signin p99 <= 2 x B3 p99', signin.p99 <= 2 * B3.p99, `${signin.p99} ms vs ${B3.p99} ms`);
   const service = rows.filter((r) => !/^B\d/.test(r.name));
   check('zero non-2xx under load', service.every((r) => r.non2xx === 0), service.filter((r) => r.non2xx > 0).map((r) => `${r.name}: ${r.non2xx}`).join(', ') || '0');
-  if (memory.afterSoakMb) check('RSS growth < 10 % over the soak', memory.afterSoakMb < memory.afterMb * 1.1, `${memory.afterMb.toFixed(0)} -> ${memory.afterSoakMb.toFixed(0)} MB`);
+  // After a --quick run the heap is still growing to its working size (about 30 s of sign-ins here), so no verdict then.
+  if (memory.afterSoakMb && !args.quick) check('RSS growth < 10 % over the soak', memory.afterSoakMb < memory.afterMb * 1.1, `${memory.afterMb.toFixed(0)} -> ${memory.afterSoakMb.toFixed(0)} MB`);
 
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
