@@ -3,6 +3,7 @@
  * message, stack, method, path, request id), without the request's headers.
  */
 import pino from 'pino';
+import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { setFeatures } from '../support/privateApi';
 import { startTestService, type TestService } from '../support/testService';
 
@@ -18,7 +19,9 @@ describe('an unexpected error', () => {
     const app = await svc.createApp();
     await setFeatures(svc, app, { eventLoggingIsEnabled: true });
     // A database that lost a table: every read of the event log now fails in a way no rule maps.
-    await svc.services.store.db.$executeRawUnsafe('DROP TABLE "Event"');
+    const sqlite = openSqliteConnection(svc.config.databaseUrl.replace(/^file:/, ''));
+    sqlite.exec('DROP TABLE "Event"');
+    sqlite.close();
 
     const res = await svc.http.get('/events?pageNumber=1').set('ApiSecret', app.apiSecret).set('X-Request-Id', 'broken-events-1');
     expect(res.status).toBe(500);
