@@ -1,0 +1,45 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { RouteSpec } from '../openapi/routeSpec';
+import type { Services } from '../services';
+import { requireKey, requireManagementKey } from './authenticate';
+import { parseWith } from './validation';
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
+}
+
+export type RouteHandler<P, Q, B> = (input: RouteInput<P, Q, B>, req: Request, res: Response) => Promise<void> | void;
+
+function authenticationOf(spec: RouteSpec, services: Services): RequestHandler[] {
+  if (spec.auth === undefined) return [];
+  if (spec.auth === 'ManagementKey') return [requireManagementKey(services.config.managementKey)];
+  return [requireKey(services.keys, spec.auth, spec.scope)];
+}
+
+const parseIf = (schema: z.ZodType | undefined, input: unknown) => (schema === undefined ? undefined : parseWith(schema, input));
+
+/**
+ * Mounts `spec` on `router`: its key check, then its params, query and body parsed with its own
+ * schemas (a 400 validation problem otherwise), then `handler` with the parsed input.
+ */
+export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
+  router: Router,
+  services: Services,
+  spec: RouteSpec<P, Q, B>,
+  handler: RouteHandler<P, Q, B>,
+): void {
+  const run: RequestHandler = async (req, res) => {
+    const input = {
+      params: parseIf(spec.params, req.params),
+      query: parseIf(spec.query, req.query),
+      body: parseIf(spec.body, req.body),
+    } as RouteInput<P, Q, B>;
+    await handler(input, req, res);
+  };
+  router[spec.method](spec.path, ...authenticationOf(spec, services), run);
+}
