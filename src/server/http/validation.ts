@@ -80,7 +80,7 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** What is wrong with a string no store can keep faithfully, if anything. */
-function unstorable(value: string): string | undefined {
+export function unstorable(value: string): string | undefined {
   // PostgreSQL text columns refuse NUL; both stores turn unpaired surrogates into U+FFFD, so two
   // different userIds or aliases would silently become one.
   if (value.includes('\u0000')) return 'must not contain NUL characters';

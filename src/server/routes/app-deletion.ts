@@ -1,12 +1,19 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { mountRoute } from '../http/mountRoute';
+import { unstorable } from '../http/validation';
 import { defineRoute } from '../openapi/routeSpec';
 import { escapeHtml } from '../services/escapeHtml';
 import type { Services } from '../services';
 
-/** `?token=`: whatever was sent; a missing or odd one is simply an invalid link. */
-const abortLinkQuerySchema = z.object({ token: z.string().max(4096).optional().catch(undefined) });
+/** Whatever was sent: an app id or `?token=` that is missing or odd is simply an invalid link (an HTML page, not a problem). */
+const linkText = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((v) => unstorable(v) === undefined);
+const abortLinkParamsSchema = z.object({ appId: linkText(256).catch('') });
+const abortLinkQuerySchema = z.object({ token: linkText(4096).optional().catch(undefined) });
 
 export const abortDeletionRoute = defineRoute({
   method: 'get',
@@ -15,7 +22,7 @@ export const abortDeletionRoute = defineRoute({
   summary: "The abort link of an account-deletion warning: cancels the app's deletion (HEAD changes nothing).",
   description: 'Anonymous: the signed token is the authority. Answers an HTML page, also when the link is not valid (400).',
   tag: 'account deletion',
-  params: z.object({ appId: z.string() }),
+  params: abortLinkParamsSchema,
   query: abortLinkQuerySchema,
   responses: {
     200: { description: 'The deletion was cancelled.', contentType: 'text/html' },
