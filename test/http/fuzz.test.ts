@@ -1,0 +1,445 @@
+import type { Test } from 'supertest';
+import { ERROR_CODES } from '../../src/server/http/errorCodes';
+import type { Db } from '../../src/server/store';
+import { APP_TABLES, populateApp } from '../support/appData';
+import { ORIGIN, RPID, signIn } from '../support/ceremonies';
+import {
+  BAD_BASE64URL,
+  NOT_JSON,
+  ODD_STRINGS,
+  b64url,
+  badAuthenticatorData,
+  badCbor,
+  caseSeed,
+  damagedToken,
+  deepJsonText,
+  oddJson,
+  prng,
+  type Prng,
+} from '../support/fuzz';
+import { keyIdOf } from '../support/http';
+import { createCredential, getAssertion, type SoftCredential } from '../support/softwareAuthenticator';
+import { MANAGEMENT_KEY, providers, startTestService, warnIfPostgresSkipped, type TestApp, type TestService } from '../support/testService';
+
+/**
+ * Every operation of the OpenAPI document (so a new route is fuzzed without touching this file)
+ * gets generated malformed paths, query strings, headers and bodies. Whatever is sent: never a
+ * 5xx, every error an application/problem+json with an errorCode of the dictionary, and not one
+ * row of another app changed. FUZZ_RUNS (cases per operation) and FUZZ_SEED make longer or other
+ * runs; a failure names the seed and case that reproduce it.
+ */
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
+/** PostgreSQL is slower per request; it gets a third of the cases (at least one per operation). */
+const runsOn = (provider: string) => (provider === 'sqlite' ? RUNS : Math.max(1, Math.ceil(RUNS / 3)));
+
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  minimum?: number;
+  maximum?: number;
+};
+interface Parameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  schema: JsonSchema;
+}
+interface Operation {
+  method: string;
+  path: string;
+  security: Record<string, string[]>[];
+  parameters: Parameter[];
+  requestBody?: { content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, { content?: Record<string, unknown> }>;
+}
+
+/** The apps and values the fuzzer draws on: A is the caller, B the bystander whose rows are watched, C the management API's target. */
+interface World {
+  a: TestApp;
+  b: TestApp;
+  c: TestApp;
+  cKeyIds: string[];
+  aUserId: string;
+  bUserId: string;
+  aCredential: SoftCredential;
+  bCredentialId: string;
+  /** A's and B's tokens of every kind: B's are the cross-app ones. */
+  tokens: string[];
+  aliases: string[];
+}
+
+interface Failure {
+  label: string;
+  request: string;
+  status: number;
+  contentType: string | undefined;
+  body: string;
+}
+
+/** Every row of every table that holds `appId`'s data, in a stable order. */
+async function rowsOf(db: Db, appId: string): Promise<Record<string, string[]>> {
+  const rows: Record<string, string[]> = {};
+  for (const table of APP_TABLES) {
+    const where = table === 'app' ? { id: appId } : { tenant: appId };
+    const found = await (db[table] as unknown as { findMany(args: { where: object }): Promise<object[]> }).findMany({ where });
+    rows[table] = found.map((row) => JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))).sort();
+  }
+  return rows;
+}
+
+/** Writes what the service buffers (event log, purpose usage), so a snapshot sees everything. */
+async function flushBuffers(svc: TestService): Promise<void> {
+  await svc.services.events.flush();
+  await svc.services.authConfigs.flushUsage();
+}
+
+async function buildWorld(svc: TestService): Promise<World> {
+  const [a, b, c] = [await svc.createApp(), await svc.createApp(), await svc.createApp()];
+  const cKeys = await svc.http.get(`/admin/apps/${c.appId}/api-keys`).set('ManagementKey', MANAGEMENT_KEY);
+  const tokens: string[] = [];
+  const people: { userId: string; credential: SoftCredential }[] = [];
+  for (const app of [a, b]) {
+    const { credential, userId } = await populateApp(svc, app);
+    people.push({ userId, credential });
+    const registerToken = (await svc.http.post('/register/token').set('ApiSecret', app.apiSecret).send({ userId, username: userId })).body.token as string;
+    const session = (await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: registerToken, RPID, Origin: ORIGIN })).body.session as string;
+    const verifyToken = (await signIn(svc, app, credential, { userId })).complete.body.token as string;
+    tokens.push(registerToken, session, verifyToken);
+  }
+  return {
+    a,
+    b,
+    c,
+    cKeyIds: (cKeys.body as { id: string }[]).map((k) => k.id),
+    aUserId: people[0].userId,
+    bUserId: people[1].userId,
+    aCredential: people[0].credential,
+    bCredentialId: people[1].credential.idB64,
+    tokens,
+    aliases: [`${a.appId}@example.com`, `${b.appId}@example.com`],
+  };
+}
+
+/** A plausible value for a field by its name, drawn from both apps' real values, or undefined. */
+function knownValue(name: string, rng: Prng, world: World): unknown {
+  switch (name.toLowerCase()) {
+    case 'token':
+    case 'session':
+      return rng.chance(0.6) ? rng.pick(world.tokens) : damagedToken(rng, rng.pick(world.tokens));
+    case 'userid':
+    case 'userhandle':
+      return rng.pick([world.aUserId, world.bUserId, b64url(Buffer.from(world.bUserId))]);
+    case 'credentialid':
+    case 'id':
+    case 'rawid':
+      return rng.pick([world.aCredential.idB64, world.bCredentialId, ...BAD_BASE64URL]);
+    case 'attestationobject':
+    case 'authenticatordata':
+      return rng.chance(0.8) ? b64url(badCbor(rng)) : rng.pick(BAD_BASE64URL);
+    case 'clientdatajson':
+      return b64url(Buffer.from(rng.chance(0.5) ? JSON.stringify({ type: 'webauthn.get', challenge: 'x', origin: ORIGIN }) : rng.pick(ODD_STRINGS)));
+    case 'signature':
+      return b64url(rng.bytes(rng.int(0, 80)));
+    case 'origin':
+      return rng.pick([ORIGIN, 'http://localhost', 'android:apk-key-hash:abc', 'null']);
+    case 'rpid':
+      return rng.pick([RPID, 'localhost', '.', 'example.com.']);
+    case 'alias':
+      return rng.pick(world.aliases);
+    case 'aliases':
+      return [rng.pick(world.aliases)];
+    case 'emailaddress':
+    case 'adminemail':
+      return rng.pick(['admin@example.com', 'a@b', 'no-at-sign']);
+    case 'urltemplate':
+      return rng.pick(['https://shop.example.com/?t=$TOKEN', 'javascript:alert(1)//$TOKEN', 'https://x/']);
+    case 'purpose':
+      return rng.pick(['sign-in', 'step-up', 'checkout', 'nope']);
+    case 'timetolive':
+      return rng.pick(['00:05:00', '30.00:00:01', 120, '1.02:03:04']);
+    case 'expiresat':
+      return rng.pick([new Date(Date.now() + 60_000).toISOString(), '2000-01-01T00:00:00Z', '9999-12-31T23:59:59Z']);
+    default:
+      return undefined;
+  }
+}
+
+/** A value that fits `schema` more or less, so that a mutation lands past the first check. */
+function sample(schema: JsonSchema, name: string, rng: Prng, world: World, depth = 0): unknown {
+  if (schema.anyOf) return sample(rng.pick(schema.anyOf.filter((s) => s.type !== 'null').concat(schema.anyOf)), name, rng, world, depth);
+  const known = knownValue(name, rng, world);
+  if (known !== undefined && rng.chance(0.85)) return known;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return rng.pick(schema.enum);
+  const type = Array.isArray(schema.type) ? rng.pick(schema.type) : schema.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, property] of Object.entries(schema.properties ?? {})) {
+        if ((schema.required ?? []).includes(key) || rng.chance(0.6)) out[key] = sample(property, key, rng, world, depth + 1);
+      }
+      return out;
+    }
+    case 'array':
+      return depth > 6 ? [] : Array.from({ length: rng.int(0, 3) }, () => sample(schema.items ?? {}, name, rng, world, depth + 1));
+    case 'integer':
+    case 'number':
+      return rng.int(Math.max(schema.minimum ?? -5, -1e6), Math.min(schema.maximum ?? 1000, 1e6));
+    case 'boolean':
+      return rng.chance(0.5);
+    case 'null':
+      return null;
+    case 'string':
+      return rng.chance(0.7) ? `v${rng.int(0, 1e6)}` : rng.pick(ODD_STRINGS);
+    default:
+      return oddJson(rng);
+  }
+}
+
+/** Every (container, key) inside `value`, for picking a place to damage. */
+function slots(value: unknown, into: [Record<string, unknown> | unknown[], string | number][] = [], depth = 0): typeof into {
+  if (depth > 8 || value === null || typeof value !== 'object') return into;
+  for (const [key, item] of Object.entries(value)) {
+    into.push([value as Record<string, unknown>, Array.isArray(value) ? Number(key) : key]);
+    slots(item, into, depth + 1);
+  }
+  return into;
+}
+
+/** One to three damages: a field of the wrong type or size, removed, renamed, or an extra one. */
+function mutate(value: unknown, rng: Prng): unknown {
+  for (let i = rng.int(1, 3); i > 0; i--) {
+    const places = slots(value);
+    if (places.length === 0) return oddJson(rng);
+    const [container, key] = rng.pick(places);
+    const record = container as Record<string | number, unknown>;
+    switch (rng.int(0, 5)) {
+      case 0:
+        if (!Array.isArray(container)) delete record[key];
+        break;
+      case 1:
+        if (!Array.isArray(container) && typeof key === 'string') {
+          record[rng.chance(0.5) ? key.toUpperCase() : `${key}X`] = record[key];
+          delete record[key];
+        }
+        break;
+      case 2:
+        if (!Array.isArray(container)) record[rng.pick(['extra', 'tenant', 'appId', 'isAdmin', '$where', 'userId'])] = oddJson(rng);
+        break;
+      default:
+        record[key] = oddJson(rng);
+    }
+  }
+  return value;
+}
+
+interface Body {
+  text: string;
+  contentType?: string;
+  encoding?: string;
+}
+
+const json = (value: unknown): Body => ({ text: JSON.stringify(value) ?? 'null', contentType: 'application/json' });
+
+/** A body for `operation`: mostly damaged JSON from its schema, sometimes not JSON at all or of another type. */
+function body(operation: Operation, rng: Prng, world: World): Body | undefined {
+  const schema = operation.requestBody?.content['application/json'].schema;
+  if (!schema && rng.chance(0.7)) return undefined;
+  const valid = sample(schema ?? { type: 'object' }, '', rng, world);
+  switch (rng.int(0, 11)) {
+    case 0:
+      return { text: rng.pick(NOT_JSON), contentType: 'application/json' };
+    case 1:
+      return { text: deepJsonText(rng.pick([100, 5000, 20_000])), contentType: 'application/json' };
+    case 2:
+      return { text: JSON.stringify({ pad: 'p'.repeat(70_000) }), contentType: 'application/json' };
+    case 3:
+      return { text: JSON.stringify(valid), contentType: rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/cbor', 'application/json-patch+json', 'application/json; charset=utf-16', 'application/json; charset=latin1', '*/*', 'application/json, text/plain']) };
+    case 4:
+      return { text: JSON.stringify(valid) };
+    case 5:
+      return { text: JSON.stringify(valid), contentType: 'application/json', encoding: rng.pick(['gzip', 'deflate', 'br', 'x-unknown', 'identity, gzip']) };
+    case 6:
+      return { text: '', contentType: 'application/json' };
+    case 7:
+      return json(valid);
+    default:
+      return json(mutate(valid, rng));
+  }
+}
+
+const ADMIN_IDS = (world: World) => [world.c.appId, 'zz', 'A'.repeat(300), '%00', '%ZZ', '%F0%9F%98%80', '..', '%2F', 'x%20y', '%ED%A0%80', '0'.repeat(63)];
+
+/** Path parameters: real ids of C (management) or of A and B (elsewhere), and ids nothing can have. */
+function pathOf(operation: Operation, rng: Prng, world: World): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    if (name === 'keyId') return rng.pick([...world.cKeyIds, 'zzzz', '%00', 'x'.repeat(500), keyIdOf(world.a.apiKey)]);
+    // The management API may change any app it is asked to; the bystander B is only ever named elsewhere.
+    const ids = operation.path.startsWith('/admin') || operation.path.startsWith('/v3/admin') ? ADMIN_IDS(world) : [...ADMIN_IDS(world), world.a.appId, world.b.appId];
+    return rng.pick(ids);
+  });
+}
+
+const RAW_QUERY_VALUES = ['', '%00', '%ZZ', '%FF%FE', '%ED%A0%80', 'a%26b%3Dc', 'x'.repeat(3000), '1e309', '-1', '0', '2147483648', 'true', '%F0%9F%98%80'];
+
+function queryOf(operation: Operation, rng: Prng, world: World): string {
+  const parts: string[] = [];
+  for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+    if (!parameter.required && rng.chance(0.3)) continue;
+    const name = rng.chance(0.8) ? parameter.name : parameter.name.toUpperCase();
+    const known = knownValue(parameter.name, rng, world);
+    const value = known !== undefined && rng.chance(0.5) ? encodeURIComponent(String(known)) : rng.pick(RAW_QUERY_VALUES);
+    parts.push(`${name}=${value}`);
+    if (rng.chance(0.15)) parts.push(`${name}=${rng.pick(RAW_QUERY_VALUES)}`); // repeated: an array
+  }
+  if (rng.chance(0.3)) parts.push(rng.pick(['a[b]=c', 'extra=1', '=', '&&', '%ZZ=1', '__proto__[x]=1', 'pageNumber=1&pageNumber=2']));
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
+
+/** The key headers: mostly A's right key (to get past authentication), else every way of getting it wrong. */
+function headersOf(operation: Operation, rng: Prng, world: World): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const scheme = Object.keys(operation.security[0] ?? {})[0];
+  const right = scheme === 'ApiKey' ? world.a.apiKey : scheme === 'ApiSecret' ? world.a.apiSecret : scheme === 'ManagementKey' ? MANAGEMENT_KEY : undefined;
+  if (right && rng.chance(0.75)) headers[scheme] = right;
+  else if (scheme) {
+    headers[rng.chance(0.8) ? scheme : rng.pick(['ApiKey', 'ApiSecret', 'ManagementKey'])] = rng.pick([
+      right!.slice(0, rng.int(0, right!.length - 1)),
+      `${right}x`,
+      scheme === 'ApiKey' ? world.a.apiSecret : world.a.apiKey,
+      `${world.a.appId}:secret:${'0'.repeat(32)}`,
+      `${world.c.appId}:public:${'f'.repeat(32)}`,
+      rng.pick(world.tokens),
+      ' ',
+      'k'.repeat(8000),
+      '\u00ff\u00fe latin1',
+      `${right} , ${right}`,
+    ]);
+  }
+  if (rng.chance(0.3)) headers['X-Request-Id'] = rng.pick(['', 'a'.repeat(200), '../x', 'ok-id']);
+  if (rng.chance(0.2)) headers['User-Agent'] = rng.pick(['', 'u'.repeat(5000), '\u00e9t\u00e9']);
+  if (rng.chance(0.2)) headers['CF-IPCountry'] = rng.pick(['XX', 'ZZZZ', '']);
+  if (rng.chance(0.2)) headers['X-Forwarded-For'] = rng.pick(['1.2.3.4, ::1', 'not an ip', '']);
+  if (rng.chance(0.1)) headers.Accept = rng.pick(['text/html', 'application/xml', '*/*;q=0']);
+  return headers;
+}
+
+/** For the two ceremony completions: a real ceremony of A, begun fresh, finished with damaged bytes. */
+async function ceremonyBody(svc: TestService, operation: Operation, rng: Prng, world: World): Promise<Body | undefined> {
+  const base = operation.path.startsWith('/v3') ? '/v3' : '';
+  if (operation.path.endsWith('/register/complete')) {
+    const token = (await svc.http.post(`${base}/register/token`).set('ApiSecret', world.a.apiSecret).send({ userId: world.aUserId, username: 'fuzz' })).body;
+    const registerToken = typeof token === 'string' ? token : token.token;
+    const begin = await svc.http.post('/register/begin').set('ApiKey', world.a.apiKey).send({ token: registerToken, RPID, Origin: ORIGIN });
+    if (begin.status !== 200) return undefined;
+    // Sometimes B's credential id: A may register it for itself, but B's passkey must stay B's.
+    const credentialId = rng.chance(0.3) ? Buffer.from(world.bCredentialId, 'base64url') : undefined;
+    const { response } = createCredential({ challenge: begin.body.data.challenge, rpId: RPID, origin: ORIGIN, userHandle: begin.body.data.user.id, credentialId });
+    const inner = response.response as Record<string, string>;
+    if (rng.chance(0.8)) inner.AttestationObject = b64url(badCbor(rng, Buffer.from(inner.AttestationObject, 'base64url')));
+    return json({ session: begin.body.session, response, RPID, Origin: ORIGIN });
+  }
+  if (operation.path.endsWith('/signin/complete')) {
+    const begin = await svc.http.post('/signin/begin').set('ApiKey', world.a.apiKey).send({ userId: world.aUserId, RPID, Origin: ORIGIN });
+    if (begin.status !== 200) return undefined;
+    const assertion = getAssertion(world.aCredential, { challenge: begin.body.data.challenge, rpId: RPID, origin: ORIGIN });
+    const inner = assertion.response as Record<string, string>;
+    switch (rng.int(0, 3)) {
+      case 0:
+        assertion.id = assertion.rawId = world.bCredentialId;
+        break;
+      case 1:
+        inner.userHandle = b64url(Buffer.from(world.bUserId));
+        break;
+      default:
+        inner.authenticatorData = b64url(badAuthenticatorData(rng, Buffer.from(inner.authenticatorData, 'base64url')));
+    }
+    return json({ session: begin.body.session, response: assertion, RPID, Origin: ORIGIN });
+  }
+  return undefined;
+}
+
+/** What is wrong with an answer, if anything. */
+function contractBreach(operation: Operation, status: number, contentType: string | undefined, responseBody: { errorCode?: unknown; status?: unknown } | undefined): string | undefined {
+  if (status >= 500) return 'a server error';
+  if (status < 400) return undefined;
+  // A status the operation documents with another media type (the abort link's HTML page).
+  const declared = operation.responses[String(status)]?.content;
+  if (declared && !('application/problem+json' in declared) && contentType !== undefined && Object.keys(declared).some((type) => contentType.startsWith(type))) return undefined;
+  if (contentType !== 'application/problem+json') return 'an error that is not application/problem+json';
+  if (typeof responseBody?.errorCode !== 'string' || !(responseBody.errorCode in ERROR_CODES)) return 'a problem without an errorCode of the dictionary';
+  if (responseBody.status !== status) return "a problem whose status is not the answer's";
+  return undefined;
+}
+
+function send(svc: TestService, method: string, url: string, headers: Record<string, string>, requestBody: Body | undefined): Test {
+  let request = (svc.http as unknown as Record<string, (url: string) => Test>)[method](url);
+  for (const [name, value] of Object.entries(headers)) request = request.set(name, value);
+  if (requestBody) {
+    if (requestBody.contentType) request = request.set('Content-Type', requestBody.contentType);
+    if (requestBody.encoding) request = request.set('Content-Encoding', requestBody.encoding);
+    request = request.send(requestBody.text);
+  }
+  return request;
+}
+
+const contentTypeOf = (headers: Record<string, string>) => headers['content-type'];
+
+const shorten = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}… (${text.length} characters)` : text);
+
+describe.each(providers())('fuzzing every operation of the OpenAPI document on %s', (provider) => {
+  warnIfPostgresSkipped();
+  let svc: TestService;
+  let world: World;
+
+  beforeAll(async () => {
+    svc = await startTestService(provider);
+    world = await buildWorld(svc);
+  });
+  afterAll(() => svc?.close());
+
+  it(`answers ${runsOn(provider)} malformed requests per operation (seed ${SEED}) without a 5xx, always with a problem, and leaves another app's rows alone`, async () => {
+    const document = (await svc.http.get('/openapi.json')).body as { servers: { url: string }[]; paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
+    const operations: Operation[] = Object.entries(document.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ ...operation, method, path })));
+    const bases = document.servers.map(({ url }) => (url === '/' ? '' : url));
+    await flushBuffers(svc);
+    const before = await rowsOf(svc.services.store.db, world.b.appId);
+
+    const failures: Failure[] = [];
+    let sent = 0;
+    const outcomes = new Map<string, number>();
+    for (const operation of operations) {
+      for (let run = 0; run < runsOn(provider); run++) {
+        const label = `FUZZ_SEED=${SEED} ${provider} ${operation.method.toUpperCase()} ${operation.path} case ${run}`;
+        const rng = prng(caseSeed(SEED, provider, operation.method, operation.path, run));
+        const url = rng.pick(bases) + pathOf(operation, rng, world) + queryOf(operation, rng, world);
+        const headers = headersOf(operation, rng, world);
+        const requestBody = (rng.chance(0.5) ? await ceremonyBody(svc, operation, rng, world) : undefined) ?? body(operation, rng, world);
+        const res = await send(svc, operation.method, url, headers, requestBody);
+        sent++;
+        const outcome = res.status < 400 ? String(res.status) : `${res.status} ${res.body?.errorCode ?? contentTypeOf(res.headers)}`;
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        const contentType = res.headers['content-type'] as string | undefined;
+        const breach = contractBreach(operation, res.status, contentType, res.body);
+        if (breach) {
+          failures.push({ label: `${label}: ${breach}`, request: shorten(`${url} ${JSON.stringify(headers)} ${requestBody?.contentType ?? ''} ${requestBody?.text ?? ''}`), status: res.status, contentType, body: shorten(res.text ?? '') });
+        }
+      }
+    }
+
+    await flushBuffers(svc);
+    if (process.env.FUZZ_VERBOSE) process.stderr.write(`${[...outcomes].sort().map(([o, n]) => `${o}: ${n}`).join('\n')}\n`);
+    expect(failures).toEqual([]);
+    expect(sent).toBe(operations.length * runsOn(provider));
+    expect(await rowsOf(svc.services.store.db, world.b.appId)).toEqual(before);
+    // The bystander still works: its key, its passkey and its data are intact.
+    expect((await svc.http.get('/users/count').set('ApiSecret', world.b.apiSecret)).body).toEqual({ count: 1 });
+  }, 300_000);
+});
