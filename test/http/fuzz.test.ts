@@ -1,5 +1,7 @@
 import type { Test } from 'supertest';
 import { ERROR_CODES } from '../../src/server/http/errorCodes';
+import { routesByOperationId } from '../../src/server/openapi/document';
+import type { RouteSpec } from '../../src/server/openapi/routeSpec';
 import type { Db } from '../../src/server/store';
 import { APP_TABLES, populateApp } from '../support/appData';
 import { ORIGIN, RPID, signIn } from '../support/ceremonies';
@@ -29,7 +31,7 @@ import { MANAGEMENT_KEY, providers, startTestService, warnIfPostgresSkipped, typ
  * runs; a failure names the seed and case that reproduce it.
  */
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 /** PostgreSQL is slower per request; it gets a third of the cases (at least one per operation). */
 const runsOn = (provider: string) => (provider === 'sqlite' ? RUNS : Math.max(1, Math.ceil(RUNS / 3)));
@@ -52,6 +54,7 @@ interface Parameter {
   schema: JsonSchema;
 }
 interface Operation {
+  operationId: string;
   method: string;
   path: string;
   security: Record<string, string[]>[];
@@ -72,7 +75,9 @@ interface World {
   bCredentialId: string;
   /** A's and B's tokens of every kind: B's are the cross-app ones. */
   tokens: string[];
+  bTokens: string[];
   aliases: string[];
+  bAlias: string;
 }
 
 interface Failure {
@@ -123,12 +128,47 @@ async function buildWorld(svc: TestService): Promise<World> {
     aCredential: people[0].credential,
     bCredentialId: people[1].credential.idB64,
     tokens,
+    bTokens: tokens.slice(3),
     aliases: [`${a.appId}@example.com`, `${b.appId}@example.com`],
+    bAlias: `${b.appId}@example.com`,
   };
 }
 
+/** B's own value for a field by its name: what a caller of A must never reach B's data with. */
+function bystanderValue(name: string, rng: Prng, world: World): unknown {
+  switch (name.toLowerCase()) {
+    case 'token':
+    case 'session':
+      return rng.pick(world.bTokens);
+    case 'userid':
+      return world.bUserId;
+    case 'userhandle':
+      return b64url(Buffer.from(world.bUserId));
+    case 'credentialid':
+    case 'id':
+    case 'rawid':
+      return world.bCredentialId;
+    case 'alias':
+      return world.bAlias;
+    case 'aliases':
+      return [world.bAlias];
+    default:
+      return undefined;
+  }
+}
+
+/** C again after a fuzzed management call deleted it, so that later cases reach an app that exists. */
+async function reviveManagementTarget(svc: TestService, world: World): Promise<void> {
+  if (await svc.services.store.db.app.findUnique({ where: { id: world.c.appId } })) return;
+  world.c = await svc.createApp({ appId: world.c.appId });
+  const keys = await svc.http.get(`/admin/apps/${world.c.appId}/api-keys`).set('ManagementKey', MANAGEMENT_KEY);
+  world.cKeyIds = (keys.body as { id: string }[]).map((k) => k.id);
+}
+
 /** A plausible value for a field by its name, drawn from both apps' real values, or undefined. */
-function knownValue(name: string, rng: Prng, world: World): unknown {
+function knownValue(name: string, rng: Prng, world: World, crossApp = false): unknown {
+  const bystanders = crossApp ? bystanderValue(name, rng, world) : undefined;
+  if (bystanders !== undefined) return bystanders;
   switch (name.toLowerCase()) {
     case 'token':
     case 'session':
@@ -139,7 +179,7 @@ function knownValue(name: string, rng: Prng, world: World): unknown {
     case 'credentialid':
     case 'id':
     case 'rawid':
-      return rng.pick([world.aCredential.idB64, world.bCredentialId, ...BAD_BASE64URL]);
+      return rng.chance(0.7) ? rng.pick([world.aCredential.idB64, world.bCredentialId]) : rng.pick(BAD_BASE64URL);
     case 'attestationobject':
     case 'authenticatordata':
       return rng.chance(0.8) ? b64url(badCbor(rng)) : rng.pick(BAD_BASE64URL);
@@ -172,10 +212,10 @@ function knownValue(name: string, rng: Prng, world: World): unknown {
 }
 
 /** A value that fits `schema` more or less, so that a mutation lands past the first check. */
-function sample(schema: JsonSchema, name: string, rng: Prng, world: World, depth = 0): unknown {
-  if (schema.anyOf) return sample(rng.pick(schema.anyOf.filter((s) => s.type !== 'null').concat(schema.anyOf)), name, rng, world, depth);
-  const known = knownValue(name, rng, world);
-  if (known !== undefined && rng.chance(0.85)) return known;
+function sample(schema: JsonSchema, name: string, rng: Prng, world: World, crossApp = false, depth = 0): unknown {
+  if (schema.anyOf) return sample(rng.pick(schema.anyOf.filter((s) => s.type !== 'null').concat(schema.anyOf)), name, rng, world, crossApp, depth);
+  const known = knownValue(name, rng, world, crossApp);
+  if (known !== undefined && (crossApp || rng.chance(0.85))) return known;
   if (schema.const !== undefined) return schema.const;
   if (schema.enum) return rng.pick(schema.enum);
   const type = Array.isArray(schema.type) ? rng.pick(schema.type) : schema.type;
@@ -183,12 +223,12 @@ function sample(schema: JsonSchema, name: string, rng: Prng, world: World, depth
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const [key, property] of Object.entries(schema.properties ?? {})) {
-        if ((schema.required ?? []).includes(key) || rng.chance(0.6)) out[key] = sample(property, key, rng, world, depth + 1);
+        if ((schema.required ?? []).includes(key) || rng.chance(0.6)) out[key] = sample(property, key, rng, world, crossApp, depth + 1);
       }
       return out;
     }
     case 'array':
-      return depth > 6 ? [] : Array.from({ length: rng.int(0, 3) }, () => sample(schema.items ?? {}, name, rng, world, depth + 1));
+      return depth > 6 ? [] : Array.from({ length: rng.int(0, 3) }, () => sample(schema.items ?? {}, name, rng, world, crossApp, depth + 1));
     case 'integer':
     case 'number':
       return rng.int(Math.max(schema.minimum ?? -5, -1e6), Math.min(schema.maximum ?? 1000, 1e6));
@@ -253,7 +293,7 @@ function body(operation: Operation, rng: Prng, world: World): Body | undefined {
   const schema = operation.requestBody?.content['application/json'].schema;
   if (!schema && rng.chance(0.7)) return undefined;
   const valid = sample(schema ?? { type: 'object' }, '', rng, world);
-  switch (rng.int(0, 11)) {
+  switch (rng.int(0, 13)) {
     case 0:
       return { text: rng.pick(NOT_JSON), contentType: 'application/json' };
     case 1:
@@ -269,6 +309,7 @@ function body(operation: Operation, rng: Prng, world: World): Body | undefined {
     case 6:
       return { text: '', contentType: 'application/json' };
     case 7:
+    case 8:
       return json(valid);
     default:
       return json(mutate(valid, rng));
@@ -278,20 +319,27 @@ function body(operation: Operation, rng: Prng, world: World): Body | undefined {
 const ADMIN_IDS = (world: World) => [world.c.appId, 'zz', 'A'.repeat(300), '%00', '%ZZ', '%F0%9F%98%80', '..', '%2F', 'x%20y', '%ED%A0%80', '0'.repeat(63)];
 
 /** Path parameters: real ids of C (management) or of A and B (elsewhere), and ids nothing can have. */
-function pathOf(operation: Operation, rng: Prng, world: World): string {
+function pathOf(operation: Operation, rng: Prng, world: World, crossApp: boolean): string {
+  const management = operation.path.startsWith('/admin') || operation.path.startsWith('/v3/admin');
   return operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    if (crossApp && !management) return name === 'appId' ? world.b.appId : keyIdOf(world.b.apiKey);
     if (name === 'keyId') return rng.pick([...world.cKeyIds, 'zzzz', '%00', 'x'.repeat(500), keyIdOf(world.a.apiKey)]);
     // The management API may change any app it is asked to; the bystander B is only ever named elsewhere.
-    const ids = operation.path.startsWith('/admin') || operation.path.startsWith('/v3/admin') ? ADMIN_IDS(world) : [...ADMIN_IDS(world), world.a.appId, world.b.appId];
+    const ids = management ? ADMIN_IDS(world) : [...ADMIN_IDS(world), world.a.appId, world.b.appId];
     return rng.pick(ids);
   });
 }
 
 const RAW_QUERY_VALUES = ['', '%00', '%ZZ', '%FF%FE', '%ED%A0%80', 'a%26b%3Dc', 'x'.repeat(3000), '1e309', '-1', '0', '2147483648', 'true', '%F0%9F%98%80'];
 
-function queryOf(operation: Operation, rng: Prng, world: World): string {
+function queryOf(operation: Operation, rng: Prng, world: World, crossApp: boolean): string {
   const parts: string[] = [];
   for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+    const bystander = crossApp ? bystanderValue(parameter.name, rng, world) : undefined;
+    if (bystander !== undefined) {
+      parts.push(`${parameter.name}=${encodeURIComponent(String(bystander))}`);
+      continue;
+    }
     if (!parameter.required && rng.chance(0.3)) continue;
     const name = rng.chance(0.8) ? parameter.name : parameter.name.toUpperCase();
     const known = knownValue(parameter.name, rng, world);
@@ -304,11 +352,11 @@ function queryOf(operation: Operation, rng: Prng, world: World): string {
 }
 
 /** The key headers: mostly A's right key (to get past authentication), else every way of getting it wrong. */
-function headersOf(operation: Operation, rng: Prng, world: World): Record<string, string> {
+function headersOf(operation: Operation, rng: Prng, world: World, crossApp: boolean): Record<string, string> {
   const headers: Record<string, string> = {};
   const scheme = Object.keys(operation.security[0] ?? {})[0];
   const right = scheme === 'ApiKey' ? world.a.apiKey : scheme === 'ApiSecret' ? world.a.apiSecret : scheme === 'ManagementKey' ? MANAGEMENT_KEY : undefined;
-  if (right && rng.chance(0.75)) headers[scheme] = right;
+  if (right && (crossApp || rng.chance(0.75))) headers[scheme] = right;
   else if (scheme) {
     headers[rng.chance(0.8) ? scheme : rng.pick(['ApiKey', 'ApiSecret', 'ManagementKey'])] = rng.pick([
       right!.slice(0, rng.int(0, right!.length - 1)),
@@ -366,10 +414,20 @@ async function ceremonyBody(svc: TestService, operation: Operation, rng: Prng, w
   return undefined;
 }
 
+/** What is wrong with a success: a status the route does not declare, or JSON of another shape than its declared answer. */
+function successBreach(route: RouteSpec | undefined, status: number, contentType: string | undefined, responseBody: unknown): string | undefined {
+  const declared = route?.responses[status];
+  if (!declared) return `an undocumented ${status}`;
+  if (!declared.schema) return undefined;
+  if (!contentType?.startsWith('application/json')) return `a ${status} that is not JSON`;
+  const parsed = declared.schema.safeParse(responseBody);
+  return parsed.success ? undefined : `a ${status} whose body is not the documented shape: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`;
+}
+
 /** What is wrong with an answer, if anything. */
-function contractBreach(operation: Operation, status: number, contentType: string | undefined, responseBody: { errorCode?: unknown; status?: unknown } | undefined): string | undefined {
+function contractBreach(operation: Operation, route: RouteSpec | undefined, status: number, contentType: string | undefined, responseBody: { errorCode?: unknown; status?: unknown } | undefined): string | undefined {
   if (status >= 500) return 'a server error';
-  if (status < 400) return undefined;
+  if (status < 400) return successBreach(route, status, contentType, responseBody);
   // A status the operation documents with another media type (the abort link's HTML page).
   const declared = operation.responses[String(status)]?.content;
   if (declared && !('application/problem+json' in declared) && contentType !== undefined && Object.keys(declared).some((type) => contentType.startsWith(type))) return undefined;
@@ -409,6 +467,7 @@ describe.each(providers())('fuzzing every operation of the OpenAPI document on %
     const document = (await svc.http.get('/openapi.json')).body as { servers: { url: string }[]; paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
     const operations: Operation[] = Object.entries(document.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => ({ ...operation, method, path })));
     const bases = document.servers.map(({ url }) => (url === '/' ? '' : url));
+    const routes = routesByOperationId();
     await flushBuffers(svc);
     const before = await rowsOf(svc.services.store.db, world.b.appId);
 
@@ -417,17 +476,23 @@ describe.each(providers())('fuzzing every operation of the OpenAPI document on %
     const outcomes = new Map<string, number>();
     for (const operation of operations) {
       for (let run = 0; run < runsOn(provider); run++) {
-        const label = `FUZZ_SEED=${SEED} ${provider} ${operation.method.toUpperCase()} ${operation.path} case ${run}`;
+        const label = `FUZZ_SEED=${SEED} ${provider} ${operation.method.toUpperCase()} ${operation.path} case ${run}${run === 0 ? ' (cross-app)' : ''}`;
         const rng = prng(caseSeed(SEED, provider, operation.method, operation.path, run));
-        const url = rng.pick(bases) + pathOf(operation, rng, world) + queryOf(operation, rng, world);
-        const headers = headersOf(operation, rng, world);
-        const requestBody = (rng.chance(0.5) ? await ceremonyBody(svc, operation, rng, world) : undefined) ?? body(operation, rng, world);
+        await reviveManagementTarget(svc, world);
+        // The first case of each operation is well-formed and names B's ids, aliases and tokens with A's key.
+        const crossApp = run === 0;
+        const url = rng.pick(bases) + pathOf(operation, rng, world, crossApp) + queryOf(operation, rng, world, crossApp);
+        const headers = headersOf(operation, rng, world, crossApp);
+        const schema = operation.requestBody?.content['application/json'].schema;
+        const requestBody = crossApp
+          ? schema && json(sample(schema, '', rng, world, true))
+          : ((rng.chance(0.5) ? await ceremonyBody(svc, operation, rng, world) : undefined) ?? body(operation, rng, world));
         const res = await send(svc, operation.method, url, headers, requestBody);
         sent++;
         const outcome = res.status < 400 ? String(res.status) : `${res.status} ${res.body?.errorCode ?? contentTypeOf(res.headers)}`;
         outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
         const contentType = res.headers['content-type'] as string | undefined;
-        const breach = contractBreach(operation, res.status, contentType, res.body);
+        const breach = contractBreach(operation, routes.get(operation.operationId), res.status, contentType, res.body);
         if (breach) {
           failures.push({ label: `${label}: ${breach}`, request: shorten(`${url} ${JSON.stringify(headers)} ${requestBody?.contentType ?? ''} ${requestBody?.text ?? ''}`), status: res.status, contentType, body: shorten(res.text ?? '') });
         }

@@ -49,9 +49,18 @@ function responsesOf(route: RouteSpec): Record<string, object> {
   return responses;
 }
 
+/** The older generation's copy of a current operation is `v3<OperationId>`. */
+const operationIdOf = (route: RouteSpec, legacy: boolean): string =>
+  legacy && !route.operationId.startsWith('v3') ? `v3${route.operationId[0].toUpperCase()}${route.operationId.slice(1)}` : route.operationId;
+
+/** Each operation of the document with the declaration it was generated from (tests check answers against it). */
+export function routesByOperationId(): Map<string, RouteSpec> {
+  return new Map([...CURRENT_ROUTES.map((route) => [operationIdOf(route, false), route] as const), ...legacyRoutes().map((route) => [operationIdOf(route, true), route] as const)]);
+}
+
 function operationOf(route: RouteSpec, legacy: boolean): object {
   const body = route.body ? inputJsonSchema(route.body) : undefined;
-  const operationId = legacy && !route.operationId.startsWith('v3') ? `v3${route.operationId[0].toUpperCase()}${route.operationId.slice(1)}` : route.operationId;
+  const operationId = operationIdOf(route, legacy);
   return {
     operationId,
     summary: route.summary,
