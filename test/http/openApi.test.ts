@@ -150,5 +150,20 @@ describe('the OpenAPI document', () => {
     expect(schemaOf('/v3/register/token').required).toEqual(['userId', 'username']);
     expect(schemaOf('/register/complete').required).toEqual(['response']);
     expect(schemaOf('/admin/apps/{appId}/create').required).toEqual(['adminEmail']);
+    // Absent scopes parse (and are then refused by the service), so the schema does not require them.
+    expect(schemaOf('/admin/apps/{appId}/public-keys').required).toBeUndefined();
+  });
+
+  it('documents path and query parameters, required where validation requires them', () => {
+    const parameters = (path: string) =>
+      (document.paths[path].get as unknown as { parameters: { name: string; in: string; required: boolean }[] }).parameters.map(({ name, in: where, required }) => ({ name, in: where, required }));
+    expect(parameters('/events')).toEqual([
+      { name: 'pageNumber', in: 'query', required: true },
+      { name: 'numberOfResults', in: 'query', required: false },
+    ]);
+    expect(parameters('/apps/delete/cancel/{appId}')).toEqual([
+      { name: 'appId', in: 'path', required: true },
+      { name: 'token', in: 'query', required: false },
+    ]);
   });
 });

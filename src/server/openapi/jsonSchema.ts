@@ -4,14 +4,14 @@ export type JsonSchema = Record<string, unknown> & { properties?: Record<string,
 
 interface ObjectDef {
   type: 'object';
-  shape: Record<string, { _zod: { optout?: 'optional' } }>;
+  shape: Record<string, z.ZodType>;
 }
 
 /**
  * The JSON Schema (2020-12, as OpenAPI 3.1 uses) of what a client sends, by zod's own converter.
  * The body helpers (case-insensitive names, numbers for strings, '' for absent) wrap every field
- * in a preprocess, which zod cannot see through and reports as optional; a property is required
- * when the parsed result must have it.
+ * in a preprocess, which zod cannot see through and reports as optional; so a property is listed
+ * as required exactly when its own schema refuses it absent, which is what validation does.
  */
 export function inputJsonSchema(schema: z.ZodType): JsonSchema {
   const converted = z.toJSONSchema(schema, {
@@ -21,7 +21,7 @@ export function inputJsonSchema(schema: z.ZodType): JsonSchema {
     override: ({ zodSchema, jsonSchema }) => {
       const def = zodSchema._zod.def as unknown as ObjectDef;
       if (def.type !== 'object') return;
-      const required = Object.keys(def.shape).filter((key) => def.shape[key]._zod.optout !== 'optional');
+      const required = Object.keys(def.shape).filter((key) => !def.shape[key].safeParse(undefined).success);
       if (required.length > 0) jsonSchema.required = required;
       else delete jsonSchema.required;
     },
