@@ -23,6 +23,11 @@ function authenticationOf(spec: RouteSpec, services: Services): RequestHandler[]
 
 const parseIf = (schema: z.ZodType | undefined, input: unknown) => (schema === undefined ? undefined : parseWith(schema, input));
 
+export interface MountOptions {
+  /** Middleware that runs before the key check (a per-route rate limit, say). */
+  before?: RequestHandler[];
+}
+
 /**
  * Mounts `spec` on `router`: its key check, then its params, query and body parsed with its own
  * schemas (a 400 validation problem otherwise), then `handler` with the parsed input.
@@ -32,6 +37,7 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
   services: Services,
   spec: RouteSpec<P, Q, B>,
   handler: RouteHandler<P, Q, B>,
+  options: MountOptions = {},
 ): void {
   const run: RequestHandler = async (req, res) => {
     const input = {
@@ -41,5 +47,5 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
     } as RouteInput<P, Q, B>;
     await handler(input, req, res);
   };
-  router[spec.method](spec.path, ...authenticationOf(spec, services), run);
+  router[spec.method](spec.path, ...(options.before ?? []), ...authenticationOf(spec, services), run);
 }
