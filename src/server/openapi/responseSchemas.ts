@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
-// The shapes of the JSON the handlers answer, for the document (the handlers build them; the fuzz
-// suite checks every 2xx it receives against them, so they cannot drift unnoticed). Objects are
-// loose: a client must ignore fields it does not know.
+// The shapes of the JSON the handlers answer, for the document. The handlers build them; the fuzz
+// suite checks every 2xx it receives against them, which is where a drift shows. Objects are loose:
+// a client must ignore fields it does not know.
 
 const timestamp = () => z.string().describe('ISO 8601 UTC');
 
