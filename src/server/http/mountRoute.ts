@@ -21,7 +21,7 @@ function authenticationOf(spec: RouteSpec, services: Services): RequestHandler[]
   return [requireKey(services.keys, spec.auth, spec.scope)];
 }
 
-const parseIf = (schema: z.ZodType | undefined, input: unknown) => (schema === undefined ? undefined : parseWith(schema, input));
+const parseIf = (schema: z.ZodType | undefined, input: unknown, storable = true) => (schema === undefined ? undefined : parseWith(schema, input, { storable }));
 
 export interface MountOptions {
   /** Middleware that runs before the key check (a per-route rate limit, say). */
@@ -41,7 +41,8 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
 ): void {
   const run: RequestHandler = async (req, res) => {
     const input = {
-      params: parseIf(spec.params, req.params),
+      // Path ids are only looked up: one no app can have is the services' not-found, as before.
+      params: parseIf(spec.params, req.params, false),
       query: parseIf(spec.query, req.query),
       body: parseIf(spec.body, req.body),
     } as RouteInput<P, Q, B>;

@@ -127,11 +127,16 @@ function unstorableStrings(value: unknown): { path: PropertyKey[]; problem: stri
   return found;
 }
 
-/** Parses or throws a 400 validation problem with `errors: {field: [message]}`. */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/**
+ * Parses or throws a 400 validation problem with `errors: {field: [message]}`. `storable: false`
+ * skips the check for strings no store can keep: for values that are only looked up (path ids),
+ * where the services answer an id that cannot exist as not found.
+ */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, { storable = true }: { storable?: boolean } = {}): z.output<S> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   const errors: Record<string, string[]> = {};
   if (result.success) {
+    if (!storable) return result.data;
     // Refused on every store alike, so that PostgreSQL does not turn it into a 500.
     for (const { path, problem } of unstorableStrings(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field ${problem}.`];
     if (Object.keys(errors).length === 0) return result.data;

@@ -6,14 +6,15 @@ import { defineRoute } from '../openapi/routeSpec';
 import { escapeHtml } from '../services/escapeHtml';
 import type { Services } from '../services';
 
-/** Whatever was sent: an app id or `?token=` that is missing or odd is simply an invalid link (an HTML page, not a problem). */
-const linkText = (max: number) =>
-  z
+/** `?token=`: whatever was sent; a missing or odd one is simply an invalid link (an HTML page, not a problem). */
+const abortLinkQuerySchema = z.object({
+  token: z
     .string()
-    .max(max)
-    .refine((v) => unstorable(v) === undefined);
-const abortLinkParamsSchema = z.object({ appId: linkText(256).catch('') });
-const abortLinkQuerySchema = z.object({ token: linkText(4096).optional().catch(undefined) });
+    .max(4096)
+    .refine((v) => unstorable(v) === undefined)
+    .optional()
+    .catch(undefined),
+});
 
 export const abortDeletionRoute = defineRoute({
   method: 'get',
@@ -22,7 +23,7 @@ export const abortDeletionRoute = defineRoute({
   summary: "The abort link of an account-deletion warning: cancels the app's deletion (HEAD changes nothing).",
   description: 'Anonymous: the signed token is the authority. Answers an HTML page, also when the link is not valid (400).',
   tag: 'account deletion',
-  params: abortLinkParamsSchema,
+  params: z.object({ appId: z.string() }),
   query: abortLinkQuerySchema,
   responses: {
     200: { description: 'The deletion was cancelled.', contentType: 'text/html' },
