@@ -25,7 +25,7 @@ const scopesSchema = (kind: KeyKind) => {
 const appParams = z.object({ appId: z.string() });
 const appKeyParams = z.object({ appId: z.string(), keyId: z.string() });
 
-/** A management route: ManagementKey, tagged together. */
+/** What every management route shares: the ManagementKey and its tag. */
 const management = { tag: 'management API', auth: 'ManagementKey' } as const;
 const noContent = { 204: { description: 'Done.' } };
 
@@ -190,8 +190,7 @@ export const deleteKeyRoute = defineRoute({
 export function adminRoutes(services: Services): Router {
   const router = Router();
   const { apps, deletions } = services;
-  // The key is checked per route rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
-
+  // The key is checked per route (mountRoute) rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
   mountRoute(router, services, listAppsRoute, async (_input, _req, res) => {
     res.json({ values: await apps.list() });
   });
