@@ -21,7 +21,8 @@ function authenticationOf(spec: RouteSpec, services: Services): RequestHandler[]
   return [requireKey(services.keys, spec.auth, spec.scope)];
 }
 
-const parseIf = (schema: z.ZodType | undefined, input: unknown, storable = true) => (schema === undefined ? undefined : parseWith(schema, input, { storable }));
+/** `read` is only called when there is a schema: `req.query` is parsed anew on every read. */
+const parseIf = (schema: z.ZodType | undefined, read: () => unknown, storable = true) => (schema === undefined ? undefined : parseWith(schema, read(), { storable }));
 
 export interface MountOptions {
   /** Middleware that runs before the key check (a per-route rate limit, say). */
@@ -39,14 +40,16 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
   handler: RouteHandler<P, Q, B>,
   options: MountOptions = {},
 ): void {
-  const run: RequestHandler = async (req, res) => {
+  // Not async itself: a synchronous handler (the plain health check) costs no promise; Express 5
+  // catches a synchronous throw and a rejected promise alike.
+  const run: RequestHandler = (req, res) => {
     const input = {
       // Path ids are only looked up: one no app can have is the services' not-found, as before.
-      params: parseIf(spec.params, req.params, false),
-      query: parseIf(spec.query, req.query),
-      body: parseIf(spec.body, req.body),
+      params: parseIf(spec.params, () => req.params, false),
+      query: parseIf(spec.query, () => req.query),
+      body: parseIf(spec.body, () => req.body),
     } as RouteInput<P, Q, B>;
-    await handler(input, req, res);
+    return handler(input, req, res);
   };
   router[spec.method](spec.path, ...(options.before ?? []), ...authenticationOf(spec, services), run);
 }
