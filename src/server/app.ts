@@ -18,6 +18,7 @@ import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
 import { legacyApi } from './routes/legacy';
 import { magicLinkRoutes } from './routes/magic-links';
+import { openApiRoutes } from './routes/openapi';
 import { registerRoutes } from './routes/register';
 import { signinRoutes } from './routes/signin';
 import { userRoutes } from './routes/users';
@@ -53,6 +54,7 @@ function apiRouter(services: Services): express.Router {
   router.use(eventRoutes(services));
   router.use(appFeatureRoutes(services));
   router.use(appDeletionRoutes(services));
+  router.use(openApiRoutes(services));
   return router;
 }
 

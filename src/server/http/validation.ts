@@ -80,7 +80,7 @@ function messageFor(issue: z.core.$ZodIssue, field: string): string {
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** What is wrong with a string no store can keep faithfully, if anything. */
-function unstorable(value: string): string | undefined {
+export function unstorable(value: string): string | undefined {
   // PostgreSQL text columns refuse NUL; both stores turn unpaired surrogates into U+FFFD, so two
   // different userIds or aliases would silently become one.
   if (value.includes('\u0000')) return 'must not contain NUL characters';
@@ -127,11 +127,16 @@ function unstorableStrings(value: unknown): { path: PropertyKey[]; problem: stri
   return found;
 }
 
-/** Parses or throws a 400 validation problem with `errors: {field: [message]}`. */
-export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+/**
+ * Parses or throws a 400 validation problem with `errors: {field: [message]}`. `storable: false`
+ * skips the check for strings no store can keep: for values that are only looked up (path ids),
+ * where the services answer an id that cannot exist as not found.
+ */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, { storable = true }: { storable?: boolean } = {}): z.output<S> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
   const errors: Record<string, string[]> = {};
   if (result.success) {
+    if (!storable) return result.data;
     // Refused on every store alike, so that PostgreSQL does not turn it into a 500.
     for (const { path, problem } of unstorableStrings(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field ${problem}.`];
     if (Object.keys(errors).length === 0) return result.data;

@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { requireManagementKey } from '../http/authenticate';
-import { ciObject, parseWith } from '../http/validation';
+import { mountRoute } from '../http/mountRoute';
+import { ciObject } from '../http/validation';
+import { defineRoute } from '../openapi/routeSpec';
+import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from '../openapi/responseSchemas';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apiKeys';
 import { markDeleteSchema } from '../services/appDeletion';
 import { createAppSchema, featuresPatchSchema } from '../services/apps';
@@ -15,6 +17,7 @@ const buildScopesSchema = (kind: KeyKind) => {
     scopes: z
       .array(z.union([z.number().int(), z.string()]))
       .optional()
+      .describe(`${names.join(', ')} (or their indexes ${names.map((n, i) => `${i}=${n}`).join(', ')})`)
       .transform((values) => (values ?? []).map((v) => (typeof v === 'number' ? (names[v] ?? String(v)) : v.toLowerCase())) as Scope[]),
   });
 };
@@ -22,66 +25,229 @@ const buildScopesSchema = (kind: KeyKind) => {
 const SCOPES_SCHEMAS = { public: buildScopesSchema('public'), secret: buildScopesSchema('secret') };
 const scopesSchema = (kind: KeyKind) => SCOPES_SCHEMAS[kind];
 
+const appParams = z.object({ appId: z.string() });
+const appKeyParams = z.object({ appId: z.string(), keyId: z.string() });
+
+/** What every management route shares: the ManagementKey and its tag. */
+const management = { tag: 'management API', auth: 'ManagementKey' } as const;
+const noContent = { 204: { description: 'Done.' } };
+
+export const listAppsRoute = defineRoute({
+  ...management,
+  method: 'get',
+  path: '/admin/apps',
+  operationId: 'adminListApps',
+  summary: 'Every app.',
+  responses: { 200: { description: 'The apps.', schema: z.looseObject({ values: z.array(appSummaryAnswer) }) } },
+});
+
+export const appAvailableRoute = defineRoute({
+  ...management,
+  method: 'get',
+  path: '/admin/apps/:appId/available',
+  operationId: 'adminAppAvailable',
+  summary: 'Whether an app id is free.',
+  params: appParams,
+  responses: { 200: { description: 'Free or not.', schema: z.looseObject({ available: z.boolean() }) } },
+});
+
+export const createAppRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/create',
+  operationId: 'adminCreateApp',
+  summary: 'Create an app; its two public keys and two secrets are shown only here.',
+  params: appParams,
+  body: createAppSchema,
+  responses: { 200: { description: 'The new keys.', schema: createdAppAnswer } },
+});
+
+export const deleteAppRoute = defineRoute({
+  ...management,
+  method: 'delete',
+  path: '/admin/apps/:appId',
+  operationId: 'adminDeleteApp',
+  summary: 'Delete an app and all its data at once.',
+  params: appParams,
+  responses: { 200: { description: 'Deleted.', schema: deletionAnswer } },
+});
+
+export const markDeleteRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/mark-delete',
+  operationId: 'adminScheduleAppDeletion',
+  summary: "Schedule an app's deletion (keys freeze after 24 hours, data goes after 14 days).",
+  params: appParams,
+  body: markDeleteSchema,
+  responses: { 200: { description: 'The schedule.', schema: deletionScheduleAnswer } },
+});
+
+export const cancelDeleteRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/cancel-delete',
+  operationId: 'adminCancelAppDeletion',
+  summary: "Cancel an app's scheduled deletion.",
+  params: appParams,
+  responses: { 200: { description: 'Cancelled.', schema: messageAnswer } },
+});
+
+export const getFeaturesRoute = defineRoute({
+  ...management,
+  method: 'get',
+  path: '/admin/apps/:appId/features',
+  operationId: 'adminGetFeatures',
+  summary: "An app's features.",
+  params: appParams,
+  responses: { 200: { description: 'The features.', schema: appFeaturesAnswer } },
+});
+
+export const setFeaturesRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/features',
+  operationId: 'adminSetFeatures',
+  summary: "Change the features of an app it is given.",
+  params: appParams,
+  body: featuresPatchSchema,
+  responses: noContent,
+});
+
+export const freezeAppRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/freeze',
+  operationId: 'adminFreezeApp',
+  summary: "Freeze an app: every key of it is refused.",
+  params: appParams,
+  responses: noContent,
+});
+
+export const unfreezeAppRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/unfreeze',
+  operationId: 'adminUnfreezeApp',
+  summary: 'Unfreeze an app.',
+  params: appParams,
+  responses: noContent,
+});
+
+export const listKeysRoute = defineRoute({
+  ...management,
+  method: 'get',
+  path: '/admin/apps/:appId/api-keys',
+  operationId: 'adminListApiKeys',
+  summary: "An app's keys (secrets masked).",
+  params: appParams,
+  responses: { 200: { description: 'The keys.', schema: z.array(apiKeyAnswer) } },
+});
+
+const createKeyRoute = (kind: KeyKind) =>
+  defineRoute({
+    ...management,
+    method: 'post',
+    path: `/admin/apps/:appId/${kind}-keys`,
+    operationId: kind === 'public' ? 'adminCreatePublicKey' : 'adminCreateSecretKey',
+    summary: `Create a ${kind} key with the given scopes.`,
+    params: appParams,
+    body: scopesSchema(kind),
+    responses: { 200: { description: 'The new key, shown only here.', schema: z.looseObject({ apiKey: z.string() }) } },
+  });
+
+export const createPublicKeyRoute = createKeyRoute('public');
+export const createSecretKeyRoute = createKeyRoute('secret');
+
+export const lockKeyRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/api-keys/:keyId/lock',
+  operationId: 'adminLockApiKey',
+  summary: 'Lock a key (its id is its last four characters).',
+  params: appKeyParams,
+  responses: noContent,
+});
+
+export const unlockKeyRoute = defineRoute({
+  ...management,
+  method: 'post',
+  path: '/admin/apps/:appId/api-keys/:keyId/unlock',
+  operationId: 'adminUnlockApiKey',
+  summary: 'Unlock a key.',
+  params: appKeyParams,
+  responses: noContent,
+});
+
+export const deleteKeyRoute = defineRoute({
+  ...management,
+  method: 'delete',
+  path: '/admin/apps/:appId/api-keys/:keyId',
+  operationId: 'adminDeleteApiKey',
+  summary: 'Delete a key.',
+  params: appKeyParams,
+  responses: noContent,
+});
+
 /** Management API (`ManagementKey` header): apps, their keys and features. */
 export function adminRoutes(services: Services): Router {
   const router = Router();
   const { apps, deletions } = services;
-  // Per route rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
-  const mk = requireManagementKey(services.config.managementKey);
-
-  router.get('/admin/apps', mk, async (_req, res) => {
+  // The key is checked per route (mountRoute) rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
+  mountRoute(router, services, listAppsRoute, async (_input, _req, res) => {
     res.json({ values: await apps.list() });
   });
-  router.get('/admin/apps/:appId/available', mk, async (req, res) => {
-    res.json({ available: await apps.isAvailable(String(req.params.appId)) });
+  mountRoute(router, services, appAvailableRoute, async ({ params }, _req, res) => {
+    res.json({ available: await apps.isAvailable(params.appId) });
   });
-  router.post('/admin/apps/:appId/create', mk, async (req, res) => {
-    res.json(await apps.create(String(req.params.appId), parseWith(createAppSchema, req.body)));
+  mountRoute(router, services, createAppRoute, async ({ params, body }, _req, res) => {
+    res.json(await apps.create(params.appId, body));
   });
-  router.delete('/admin/apps/:appId', mk, async (req, res) => {
-    res.json(await apps.delete(String(req.params.appId)));
+  mountRoute(router, services, deleteAppRoute, async ({ params }, _req, res) => {
+    res.json(await apps.delete(params.appId));
   });
-  router.post('/admin/apps/:appId/mark-delete', mk, async (req, res) => {
-    const { deletedBy } = parseWith(markDeleteSchema, req.body);
-    res.json(await deletions.schedule(String(req.params.appId), deletedBy?.trim() || UNKNOWN_USER));
+  mountRoute(router, services, markDeleteRoute, async ({ params, body }, _req, res) => {
+    res.json(await deletions.schedule(params.appId, body.deletedBy?.trim() || UNKNOWN_USER));
   });
-  router.post('/admin/apps/:appId/cancel-delete', mk, async (req, res) => {
-    res.json(await deletions.cancel(String(req.params.appId), UNKNOWN_USER));
+  mountRoute(router, services, cancelDeleteRoute, async ({ params }, _req, res) => {
+    res.json(await deletions.cancel(params.appId, UNKNOWN_USER));
   });
-  router.get('/admin/apps/:appId/features', mk, async (req, res) => {
-    res.json(await apps.getFeatures(String(req.params.appId)));
+  mountRoute(router, services, getFeaturesRoute, async ({ params }, _req, res) => {
+    res.json(await apps.getFeatures(params.appId));
   });
-  router.post('/admin/apps/:appId/features', mk, async (req, res) => {
-    await apps.setFeatures(String(req.params.appId), parseWith(featuresPatchSchema, req.body));
+  mountRoute(router, services, setFeaturesRoute, async ({ params, body }, _req, res) => {
+    await apps.setFeatures(params.appId, body);
     res.status(204).end();
   });
-  router.post('/admin/apps/:appId/freeze', mk, async (req, res) => {
-    await apps.setFrozen(String(req.params.appId), true);
+  mountRoute(router, services, freezeAppRoute, async ({ params }, _req, res) => {
+    await apps.setFrozen(params.appId, true);
     res.status(204).end();
   });
-  router.post('/admin/apps/:appId/unfreeze', mk, async (req, res) => {
-    await apps.setFrozen(String(req.params.appId), false);
+  mountRoute(router, services, unfreezeAppRoute, async ({ params }, _req, res) => {
+    await apps.setFrozen(params.appId, false);
     res.status(204).end();
   });
-  router.get('/admin/apps/:appId/api-keys', mk, async (req, res) => {
-    res.json(await apps.listKeys(String(req.params.appId)));
+  mountRoute(router, services, listKeysRoute, async ({ params }, _req, res) => {
+    res.json(await apps.listKeys(params.appId));
   });
-  for (const kind of ['public', 'secret'] as const) {
-    router.post(`/admin/apps/:appId/${kind}-keys`, mk, async (req, res) => {
-      const { scopes } = parseWith(scopesSchema(kind), req.body);
-      res.json({ apiKey: await apps.createKey(String(req.params.appId), kind, scopes) });
+  for (const [route, kind] of [
+    [createPublicKeyRoute, 'public'],
+    [createSecretKeyRoute, 'secret'],
+  ] as const) {
+    mountRoute(router, services, route, async ({ params, body }, _req, res) => {
+      res.json({ apiKey: await apps.createKey(params.appId, kind, body.scopes) });
     });
   }
-  router.post('/admin/apps/:appId/api-keys/:keyId/lock', mk, async (req, res) => {
-    await apps.setKeyLocked(String(req.params.appId), String(req.params.keyId), true);
+  mountRoute(router, services, lockKeyRoute, async ({ params }, _req, res) => {
+    await apps.setKeyLocked(params.appId, params.keyId, true);
     res.status(204).end();
   });
-  router.post('/admin/apps/:appId/api-keys/:keyId/unlock', mk, async (req, res) => {
-    await apps.setKeyLocked(String(req.params.appId), String(req.params.keyId), false);
+  mountRoute(router, services, unlockKeyRoute, async ({ params }, _req, res) => {
+    await apps.setKeyLocked(params.appId, params.keyId, false);
     res.status(204).end();
   });
-  router.delete('/admin/apps/:appId/api-keys/:keyId', mk, async (req, res) => {
-    await apps.deleteKey(String(req.params.appId), String(req.params.keyId));
+  mountRoute(router, services, deleteKeyRoute, async ({ params }, _req, res) => {
+    await apps.deleteKey(params.appId, params.keyId);
     res.status(204).end();
   });
   return router;

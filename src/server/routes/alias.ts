@@ -1,8 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf, requireKey } from '../http/authenticate';
+import { authOf } from '../http/authenticate';
 import { listBody } from '../http/lists';
-import { ciObject, customerUserId, looseBoolean, parseWith } from '../http/validation';
+import { mountRoute } from '../http/mountRoute';
+import { ciObject, customerUserId, looseBoolean } from '../http/validation';
+import { defineRoute } from '../openapi/routeSpec';
+import { aliasAnswer, listAnswer } from '../openapi/responseSchemas';
 import { aliasListSchema } from '../services/aliases';
 import type { Services } from '../services';
 
@@ -15,20 +18,39 @@ const setAliasesSchema = ciObject({
 // Query parameter names are as case-insensitive as body properties (the SDKs send `userid`).
 const userIdQuerySchema = ciObject({ userId: z.string().min(1, 'is required') });
 
+export const setAliasesRoute = defineRoute({
+  method: 'post',
+  path: '/alias',
+  operationId: 'setAliases',
+  summary: "Replace a user's aliases (hashed unless hashing is false).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: setAliasesSchema,
+  responses: { 204: { description: 'The aliases were replaced.' } },
+});
+
+export const listAliasesRoute = defineRoute({
+  method: 'get',
+  path: '/alias/list',
+  operationId: 'listAliases',
+  summary: "A user's aliases.",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  query: userIdQuerySchema,
+  responses: { 200: { description: 'The aliases (hashed ones as their digest).', schema: listAnswer(aliasAnswer) } },
+});
+
 export function aliasRoutes(services: Services): Router {
   const router = Router();
-  const secret = requireKey(services.keys, 'ApiSecret');
 
-  router.post('/alias', secret, async (req, res) => {
-    const input = parseWith(setAliasesSchema, req.body);
-    await services.aliases.replace(authOf(res).appId, input.userId, input.aliases, input.hashing ?? true);
+  mountRoute(router, services, setAliasesRoute, async ({ body }, _req, res) => {
+    await services.aliases.replace(authOf(res).appId, body.userId, body.aliases, body.hashing ?? true);
     res.status(204).end();
   });
 
-  router.get('/alias/list', secret, async (req, res) => {
-    const { userId } = parseWith(userIdQuerySchema, req.query);
+  mountRoute(router, services, listAliasesRoute, async ({ query }, _req, res) => {
     const appId = authOf(res).appId;
-    res.json(await listBody(services, appId, await services.aliases.list(appId, userId)));
+    res.json(await listBody(services, appId, await services.aliases.list(appId, query.userId)));
   });
   return router;
 }

@@ -1,14 +1,26 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
 import { appFeaturesSchema } from '../services/apps';
 import type { Services } from '../services';
+
+export const setOwnFeaturesRoute = defineRoute({
+  method: 'post',
+  path: '/apps/features',
+  operationId: 'setOwnFeatures',
+  summary: "The app's own switches (changes what it is given).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: appFeaturesSchema,
+  responses: { 204: { description: 'Changed.' } },
+});
 
 /** The app's own switches (ApiSecret): the reference's private `POST /apps/features`. */
 export function appFeatureRoutes(services: Services): Router {
   const router = Router();
-  router.post('/apps/features', requireKey(services.keys, 'ApiSecret'), async (req, res) => {
-    await services.apps.setOwnFeatures(authOf(res).appId, parseWith(appFeaturesSchema, req.body));
+  mountRoute(router, services, setOwnFeaturesRoute, async ({ body }, _req, res) => {
+    await services.apps.setOwnFeatures(authOf(res).appId, body);
     res.status(204).end();
   });
   return router;

@@ -1,32 +1,77 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { z } from 'zod';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { authConfigAnswer } from '../openapi/responseSchemas';
 import { addAuthConfigSchema, deleteAuthConfigSchema, editAuthConfigSchema, listAuthConfigsQuerySchema } from '../services/authConfigs';
 import type { Services } from '../services';
+
+export const listAuthConfigsRoute = defineRoute({
+  method: 'get',
+  path: '/auth-configs/list',
+  operationId: 'listAuthConfigs',
+  summary: 'Authentication configurations (purposes), built-ins first; with purpose, that one or none.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  query: listAuthConfigsQuerySchema,
+  responses: { 200: { description: 'The configurations.', schema: z.looseObject({ configurations: z.array(authConfigAnswer) }) } },
+});
+
+export const addAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs/add',
+  operationId: 'addAuthConfig',
+  summary: 'Add an authentication configuration.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: addAuthConfigSchema,
+  responses: { 201: { description: 'Added.' } },
+});
+
+export const editAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs',
+  operationId: 'editAuthConfig',
+  summary: 'Change the fields of an authentication configuration it is given.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: editAuthConfigSchema,
+  responses: { 204: { description: 'Changed.' } },
+});
+
+export const deleteAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs/delete',
+  operationId: 'deleteAuthConfig',
+  summary: 'Delete an authentication configuration (not a built-in).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: deleteAuthConfigSchema,
+  responses: { 204: { description: 'Deleted.' } },
+});
 
 /** Authentication configurations (purposes), ApiSecret. */
 export function authConfigRoutes(services: Services): Router {
   const router = Router();
-  const secret = requireKey(services.keys, 'ApiSecret');
   const { authConfigs } = services;
 
-  router.get('/auth-configs/list', secret, async (req, res) => {
-    const { purpose } = parseWith(listAuthConfigsQuerySchema, req.query);
-    res.json({ configurations: await authConfigs.list(authOf(res).appId, purpose || undefined) });
+  mountRoute(router, services, listAuthConfigsRoute, async ({ query }, _req, res) => {
+    res.json({ configurations: await authConfigs.list(authOf(res).appId, query.purpose || undefined) });
   });
 
-  router.post('/auth-configs/add', secret, async (req, res) => {
-    await authConfigs.add(authOf(res).appId, parseWith(addAuthConfigSchema, req.body));
+  mountRoute(router, services, addAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.add(authOf(res).appId, body);
     res.status(201).end();
   });
 
-  router.post('/auth-configs', secret, async (req, res) => {
-    await authConfigs.edit(authOf(res).appId, parseWith(editAuthConfigSchema, req.body));
+  mountRoute(router, services, editAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.edit(authOf(res).appId, body);
     res.status(204).end();
   });
 
-  router.post('/auth-configs/delete', secret, async (req, res) => {
-    await authConfigs.remove(authOf(res).appId, parseWith(deleteAuthConfigSchema, req.body));
+  mountRoute(router, services, deleteAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.remove(authOf(res).appId, body);
     res.status(204).end();
   });
   return router;

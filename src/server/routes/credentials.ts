@@ -1,30 +1,63 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
+import { authOf } from '../http/authenticate';
 import { listBody } from '../http/lists';
-import { parseWith } from '../http/validation';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { credentialAnswer, listAnswer } from '../openapi/responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../services/credentials';
 import type { Services } from '../services';
 import { userIdQuerySchema } from './alias';
 
+const credentialList = { 200: { description: "The user's passkeys.", schema: listAnswer(credentialAnswer) } };
+
+export const listCredentialsRoute = defineRoute({
+  method: 'get',
+  path: '/credentials/list',
+  operationId: 'listCredentials',
+  summary: "A user's passkeys.",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  query: userIdQuerySchema,
+  responses: credentialList,
+});
+
+export const listCredentialsByBodyRoute = defineRoute({
+  method: 'post',
+  path: '/credentials/list',
+  operationId: 'listCredentialsByBody',
+  summary: "A user's passkeys (the user id in the body).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: userIdSchema,
+  responses: credentialList,
+});
+
+export const deleteCredentialRoute = defineRoute({
+  method: 'post',
+  path: '/credentials/delete',
+  operationId: 'deleteCredential',
+  summary: "Delete one of the app's passkeys (an unknown id changes nothing).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: deleteCredentialSchema,
+  responses: { 204: { description: 'Deleted, or there was no such passkey.' } },
+});
+
 export function credentialRoutes(services: Services): Router {
   const router = Router();
-  const secret = requireKey(services.keys, 'ApiSecret');
 
   const list = async (appId: string, userId: string) => listBody(services, appId, await services.credentials.list(appId, userId));
 
-  router.get('/credentials/list', secret, async (req, res) => {
-    const { userId } = parseWith(userIdQuerySchema, req.query);
-    res.json(await list(authOf(res).appId, userId));
+  mountRoute(router, services, listCredentialsRoute, async ({ query }, _req, res) => {
+    res.json(await list(authOf(res).appId, query.userId));
   });
 
-  router.post('/credentials/list', secret, async (req, res) => {
-    const { userId } = parseWith(userIdSchema, req.body);
-    res.json(await list(authOf(res).appId, userId));
+  mountRoute(router, services, listCredentialsByBodyRoute, async ({ body }, _req, res) => {
+    res.json(await list(authOf(res).appId, body.userId));
   });
 
-  router.post('/credentials/delete', secret, async (req, res) => {
-    const { credentialId } = parseWith(deleteCredentialSchema, req.body);
-    await services.credentials.delete(authOf(res).appId, credentialId);
+  mountRoute(router, services, deleteCredentialRoute, async ({ body }, _req, res) => {
+    await services.credentials.delete(authOf(res).appId, body.credentialId);
     res.status(204).end();
   });
   return router;

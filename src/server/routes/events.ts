@@ -1,14 +1,27 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { eventPageAnswer } from '../openapi/responseSchemas';
 import { eventsQuerySchema } from '../services/events';
 import type { Services } from '../services';
+
+export const listEventsRoute = defineRoute({
+  method: 'get',
+  path: '/events',
+  operationId: 'listEvents',
+  summary: "One page of the app's event log, newest first (when event logging is on).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  query: eventsQuerySchema,
+  responses: { 200: { description: 'The page and the total.', schema: eventPageAnswer } },
+});
 
 /** The app's event log (ApiSecret): `GET /events?pageNumber=&numberOfResults=`. */
 export function eventRoutes(services: Services): Router {
   const router = Router();
-  router.get('/events', requireKey(services.keys, 'ApiSecret'), async (req, res) => {
-    res.json(await services.events.page(authOf(res).appId, parseWith(eventsQuerySchema, req.query)));
+  mountRoute(router, services, listEventsRoute, async ({ query }, _req, res) => {
+    res.json(await services.events.page(authOf(res).appId, query));
   });
   return router;
 }

@@ -1,4 +1,7 @@
 import { Router } from 'express';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { healthReportAnswer } from '../openapi/responseSchemas';
 import { loadMigrations } from '../store/migrate';
 import type { Services } from '../services';
 
@@ -42,6 +45,35 @@ async function report(checks: Record<string, () => Promise<Record<string, unknow
 
 const HEALTHY = Buffer.from('Healthy');
 
+export const httpHealthRoute = defineRoute({
+  method: 'all',
+  path: '/health/http',
+  operationId: 'healthHttp',
+  summary: "Plain 'Healthy' while the process serves (any method).",
+  tag: 'health',
+  responses: { 200: { description: 'Healthy', contentType: 'text/plain' } },
+});
+
+const report503 = { description: 'A dependency is unhealthy.', schema: healthReportAnswer };
+
+export const storageHealthRoute = defineRoute({
+  method: 'get',
+  path: '/health/storage',
+  operationId: 'healthStorage',
+  summary: 'The database answers and every migration is applied.',
+  tag: 'health',
+  responses: { 200: { description: 'Healthy.', schema: healthReportAnswer }, 503: report503 },
+});
+
+export const mailHealthRoute = defineRoute({
+  method: 'get',
+  path: '/health/mail',
+  operationId: 'healthMail',
+  summary: 'The SMTP server answers (or MAIL_FILE can be written).',
+  tag: 'health',
+  responses: { 200: { description: 'Healthy.', schema: healthReportAnswer }, 503: report503 },
+});
+
 /** Anonymous health checks (spec: /api/health/*; also served at /health/*). */
 export function healthRoutes(services: Services): Router {
   const router = Router();
@@ -49,13 +81,13 @@ export function healthRoutes(services: Services): Router {
   const expectedMigrations = loadMigrations(store.provider).map((m) => m.name);
 
   // Probed every few seconds by load balancers: a fixed answer, nothing computed per request.
-  router.all('/health/http', (_req, res) => {
+  mountRoute(router, services, httpHealthRoute, (_input, _req, res) => {
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Content-Length', HEALTHY.length);
     res.end(HEALTHY);
   });
 
-  router.get('/health/storage', async (_req, res) => {
+  mountRoute(router, services, storageHealthRoute, async (_input, _req, res) => {
     const body = await report({
       [store.provider]: async () => {
         await storageHealth.check();
@@ -71,7 +103,7 @@ export function healthRoutes(services: Services): Router {
     res.status(body.status === 'Healthy' ? 200 : 503).json(body);
   });
 
-  router.get('/health/mail', async (_req, res) => {
+  mountRoute(router, services, mailHealthRoute, async (_input, _req, res) => {
     const body = await report({
       [mailer.kind]: async () => {
         await mailer.check();

@@ -1,13 +1,25 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
 import { sendMagicLinkSchema } from '../services/magicLinks';
 import type { Services } from '../services';
 
+export const sendMagicLinkRoute = defineRoute({
+  method: 'post',
+  path: '/magic-links/send',
+  operationId: 'sendMagicLink',
+  summary: 'Mail a sign-in link ($TOKEN in urlTemplate becomes a verify_ token).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: sendMagicLinkSchema,
+  responses: { 204: { description: 'The mail was handed to the mail server (or MAIL_FILE).' } },
+});
+
 export function magicLinkRoutes(services: Services): Router {
   const router = Router();
-  router.post('/magic-links/send', requireKey(services.keys, 'ApiSecret'), async (req, res) => {
-    await services.magicLinks.send(authOf(res).appId, parseWith(sendMagicLinkSchema, req.body));
+  mountRoute(router, services, sendMagicLinkRoute, async ({ body }, _req, res) => {
+    await services.magicLinks.send(authOf(res).appId, body);
     res.status(204).end();
   });
   return router;

@@ -1,26 +1,62 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { ceremonyOptionsAnswer, tokenAnswer } from '../openapi/responseSchemas';
 import { registerBeginSchema, registerCompleteSchema, registerTokenSchema } from '../services/registration';
 import type { Services } from '../services';
 import { clientContextOf } from '../webauthn/requestContext';
 
+export const registerTokenRoute = defineRoute({
+  method: 'post',
+  path: '/register/token',
+  operationId: 'registerToken',
+  summary: 'Create a registration token for a user (your backend).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  scope: 'token_register',
+  body: registerTokenSchema,
+  responses: { 200: { description: 'The register_ token for the browser client.', schema: tokenAnswer } },
+});
+
+export const registerBeginRoute = defineRoute({
+  method: 'post',
+  path: '/register/begin',
+  operationId: 'registerBegin',
+  summary: 'Start a registration: WebAuthn creation options for a register_ token (browser client).',
+  tag: 'public API',
+  auth: 'ApiKey',
+  scope: 'register',
+  body: registerBeginSchema,
+  responses: { 200: { description: 'Options for navigator.credentials.create and the session.', schema: ceremonyOptionsAnswer } },
+});
+
+export const registerCompleteRoute = defineRoute({
+  method: 'post',
+  path: '/register/complete',
+  operationId: 'registerComplete',
+  summary: 'Finish a registration with the new credential (browser client).',
+  tag: 'public API',
+  auth: 'ApiKey',
+  scope: 'register',
+  body: registerCompleteSchema,
+  responses: { 200: { description: 'A verify_ token for your backend to verify.', schema: tokenAnswer } },
+});
+
 export function registerRoutes(services: Services): Router {
   const router = Router();
-  const { registration, keys } = services;
+  const { registration } = services;
 
-  router.post('/register/token', requireKey(keys, 'ApiSecret', 'token_register'), async (req, res) => {
-    const input = parseWith(registerTokenSchema, req.body);
-    res.json({ token: await registration.createToken(authOf(res).appId, input) });
+  mountRoute(router, services, registerTokenRoute, async ({ body }, _req, res) => {
+    res.json({ token: await registration.createToken(authOf(res).appId, body) });
   });
 
-  router.post('/register/begin', requireKey(keys, 'ApiKey', 'register'), async (req, res) => {
-    res.json(await registration.begin(authOf(res).appId, parseWith(registerBeginSchema, req.body)));
+  mountRoute(router, services, registerBeginRoute, async ({ body }, _req, res) => {
+    res.json(await registration.begin(authOf(res).appId, body));
   });
 
-  router.post('/register/complete', requireKey(keys, 'ApiKey', 'register'), async (req, res) => {
-    const input = parseWith(registerCompleteSchema, req.body);
-    res.json({ token: await registration.complete(authOf(res).appId, input, clientContextOf(req)) });
+  mountRoute(router, services, registerCompleteRoute, async ({ body }, req, res) => {
+    res.json({ token: await registration.complete(authOf(res).appId, body, clientContextOf(req)) });
   });
   return router;
 }

@@ -1,30 +1,79 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
-import { parseWith } from '../http/validation';
+import { authOf } from '../http/authenticate';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { ceremonyOptionsAnswer, tokenAnswer, verificationAnswer } from '../openapi/responseSchemas';
 import { signinBeginSchema, signinCompleteSchema } from '../services/signin';
 import { generateTokenSchema, verifyTokenSchema } from '../services/verification';
 import type { Services } from '../services';
 import { clientContextOf } from '../webauthn/requestContext';
 
+export const signinBeginRoute = defineRoute({
+  method: 'post',
+  path: '/signin/begin',
+  operationId: 'signinBegin',
+  summary: 'Start a sign-in: WebAuthn request options for a user, an alias or a discoverable passkey (browser client).',
+  tag: 'public API',
+  auth: 'ApiKey',
+  scope: 'login',
+  body: signinBeginSchema,
+  responses: { 200: { description: 'Options for navigator.credentials.get and the session.', schema: ceremonyOptionsAnswer } },
+});
+
+export const signinCompleteRoute = defineRoute({
+  method: 'post',
+  path: '/signin/complete',
+  operationId: 'signinComplete',
+  summary: 'Finish a sign-in with the assertion (browser client).',
+  tag: 'public API',
+  auth: 'ApiKey',
+  scope: 'login',
+  body: signinCompleteSchema,
+  responses: { 200: { description: 'A verify_ token for your backend to verify.', schema: tokenAnswer } },
+});
+
+export const signinVerifyRoute = defineRoute({
+  method: 'post',
+  path: '/signin/verify',
+  operationId: 'signinVerify',
+  summary: 'Verify a token the browser client handed to your backend (single-use, except magic links).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  scope: 'token_verify',
+  body: verifyTokenSchema,
+  responses: { 200: { description: 'Who signed in, where and how.', schema: verificationAnswer } },
+});
+
+export const signinGenerateTokenRoute = defineRoute({
+  method: 'post',
+  path: '/signin/generate-token',
+  operationId: 'signinGenerateToken',
+  summary: 'Mint a sign-in token for a user without a ceremony (when the app enabled it).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  scope: 'token_verify',
+  body: generateTokenSchema,
+  responses: { 200: { description: 'A verify_ token.', schema: tokenAnswer } },
+});
+
 export function signinRoutes(services: Services): Router {
   const router = Router();
-  const { signin, verification, keys } = services;
+  const { signin, verification } = services;
 
-  router.post('/signin/begin', requireKey(keys, 'ApiKey', 'login'), async (req, res) => {
-    res.json(await signin.begin(authOf(res).appId, parseWith(signinBeginSchema, req.body)));
+  mountRoute(router, services, signinBeginRoute, async ({ body }, _req, res) => {
+    res.json(await signin.begin(authOf(res).appId, body));
   });
 
-  router.post('/signin/complete', requireKey(keys, 'ApiKey', 'login'), async (req, res) => {
-    const input = parseWith(signinCompleteSchema, req.body);
-    res.json({ token: await signin.complete(authOf(res).appId, input, clientContextOf(req)) });
+  mountRoute(router, services, signinCompleteRoute, async ({ body }, req, res) => {
+    res.json({ token: await signin.complete(authOf(res).appId, body, clientContextOf(req)) });
   });
 
-  router.post('/signin/verify', requireKey(keys, 'ApiSecret', 'token_verify'), async (req, res) => {
-    res.json(await verification.verify(authOf(res).appId, parseWith(verifyTokenSchema, req.body)));
+  mountRoute(router, services, signinVerifyRoute, async ({ body }, _req, res) => {
+    res.json(await verification.verify(authOf(res).appId, body));
   });
 
-  router.post('/signin/generate-token', requireKey(keys, 'ApiSecret', 'token_verify'), async (req, res) => {
-    res.json({ token: await verification.generate(authOf(res).appId, parseWith(generateTokenSchema, req.body)) });
+  mountRoute(router, services, signinGenerateTokenRoute, async ({ body }, _req, res) => {
+    res.json({ token: await verification.generate(authOf(res).appId, body) });
   });
   return router;
 }

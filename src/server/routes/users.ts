@@ -1,26 +1,58 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../http/authenticate';
+import { z } from 'zod';
+import { authOf } from '../http/authenticate';
 import { listBody } from '../http/lists';
-import { parseWith } from '../http/validation';
+import { mountRoute } from '../http/mountRoute';
+import { defineRoute } from '../openapi/routeSpec';
+import { listAnswer, userSummaryAnswer } from '../openapi/responseSchemas';
 import { userIdSchema } from '../services/credentials';
 import type { Services } from '../services';
 
+export const listUsersRoute = defineRoute({
+  method: 'get',
+  path: '/users/list',
+  operationId: 'listUsers',
+  summary: "The app's users (every userId with a passkey or an alias).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  responses: { 200: { description: 'The users.', schema: listAnswer(userSummaryAnswer) } },
+});
+
+export const countUsersRoute = defineRoute({
+  method: 'get',
+  path: '/users/count',
+  operationId: 'countUsers',
+  summary: "How many users the app has.",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  responses: { 200: { description: 'The count.', schema: z.looseObject({ count: z.number().int() }) } },
+});
+
+export const deleteUserRoute = defineRoute({
+  method: 'post',
+  path: '/users/delete',
+  operationId: 'deleteUser',
+  summary: 'Delete a user: their passkeys and aliases.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: userIdSchema,
+  responses: { 204: { description: 'Deleted.' } },
+});
+
 export function userRoutes(services: Services): Router {
   const router = Router();
-  const secret = requireKey(services.keys, 'ApiSecret');
 
-  router.get('/users/list', secret, async (_req, res) => {
+  mountRoute(router, services, listUsersRoute, async (_input, _req, res) => {
     const appId = authOf(res).appId;
     res.json(await listBody(services, appId, await services.users.list(appId)));
   });
 
-  router.get('/users/count', secret, async (_req, res) => {
+  mountRoute(router, services, countUsersRoute, async (_input, _req, res) => {
     res.json({ count: await services.users.count(authOf(res).appId) });
   });
 
-  router.post('/users/delete', secret, async (req, res) => {
-    const { userId } = parseWith(userIdSchema, req.body);
-    await services.users.delete(authOf(res).appId, userId);
+  mountRoute(router, services, deleteUserRoute, async ({ body }, _req, res) => {
+    await services.users.delete(authOf(res).appId, body.userId);
     res.status(204).end();
   });
   return router;

@@ -1,6 +1,19 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../../http/authenticate';
+import { authOf } from '../../http/authenticate';
+import { mountRoute } from '../../http/mountRoute';
+import { defineRoute } from '../../openapi/routeSpec';
+import { deletionScheduleAnswer } from '../../openapi/responseSchemas';
 import type { Services } from '../../services';
+
+export const legacyAccountDeleteRoute = defineRoute({
+  method: 'post',
+  path: '/account/delete',
+  operationId: 'v3AccountDelete',
+  summary: "Schedule the app's deletion (no body); its admin is mailed a link that cancels it.",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  responses: { 200: { description: 'The schedule.', schema: deletionScheduleAnswer } },
+});
 
 /**
  * `POST /v3/account/delete` (ApiSecret, no body): the app becomes pending deletion, its admin is
@@ -8,7 +21,7 @@ import type { Services } from '../../services';
  */
 export function legacyAccountRoutes(services: Services): Router {
   const router = Router();
-  router.post('/account/delete', requireKey(services.keys, 'ApiSecret'), async (_req, res) => {
+  mountRoute(router, services, legacyAccountDeleteRoute, async (_input, _req, res) => {
     const { appId, keyId } = authOf(res);
     const { message, keysFreezeAt, deleteAt } = await services.deletions.schedule(appId, `the API (secret key ...${keyId})`);
     res.json({ message, keysFreezeAt, deleteAt });

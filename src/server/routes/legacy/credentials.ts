@@ -1,9 +1,33 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../../http/authenticate';
+import { authOf } from '../../http/authenticate';
 import { listBody } from '../../http/lists';
-import { parseWith } from '../../http/validation';
+import { mountRoute } from '../../http/mountRoute';
+import { defineRoute } from '../../openapi/routeSpec';
+import { legacyCredentialAnswer, listAnswer } from '../../openapi/responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../../services/credentials';
 import type { Services } from '../../services';
+
+export const legacyListCredentialsRoute = defineRoute({
+  method: 'post',
+  path: '/credentials/list',
+  operationId: 'v3ListCredentials',
+  summary: "A user's passkeys, each with credType (POST only in this generation).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: userIdSchema,
+  responses: { 200: { description: "The user's passkeys.", schema: listAnswer(legacyCredentialAnswer) } },
+});
+
+export const legacyDeleteCredentialRoute = defineRoute({
+  method: 'post',
+  path: '/credentials/delete',
+  operationId: 'v3DeleteCredential',
+  summary: "Delete one of the app's passkeys (answers 200 with an empty body in this generation).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: deleteCredentialSchema,
+  responses: { 200: { description: 'Deleted, or there was no such passkey.' } },
+});
 
 /**
  * The older generation's credentials: the list is POST only (a GET is a 405, see ./index.ts) and
@@ -12,18 +36,15 @@ import type { Services } from '../../services';
  */
 export function legacyCredentialRoutes(services: Services): Router {
   const router = Router();
-  const secret = requireKey(services.keys, 'ApiSecret');
 
-  router.post('/credentials/list', secret, async (req, res) => {
-    const { userId } = parseWith(userIdSchema, req.body);
+  mountRoute(router, services, legacyListCredentialsRoute, async ({ body }, _req, res) => {
     const { appId } = authOf(res);
-    const credentials = (await services.credentials.list(appId, userId)).map((c) => ({ ...c, credType: c.attestationFmt }));
+    const credentials = (await services.credentials.list(appId, body.userId)).map((c) => ({ ...c, credType: c.attestationFmt }));
     res.json(await listBody(services, appId, credentials));
   });
 
-  router.post('/credentials/delete', secret, async (req, res) => {
-    const { credentialId } = parseWith(deleteCredentialSchema, req.body);
-    await services.credentials.delete(authOf(res).appId, credentialId);
+  mountRoute(router, services, legacyDeleteCredentialRoute, async ({ body }, _req, res) => {
+    await services.credentials.delete(authOf(res).appId, body.credentialId);
     res.status(200).end();
   });
   return router;

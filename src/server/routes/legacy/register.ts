@@ -1,7 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf, requireKey } from '../../http/authenticate';
-import { ciObject, parseWith } from '../../http/validation';
+import { authOf } from '../../http/authenticate';
+import { mountRoute } from '../../http/mountRoute';
+import { ciObject } from '../../http/validation';
+import { defineRoute } from '../../openapi/routeSpec';
 import { USER_VERIFICATIONS } from '../../services/authConfigs';
 import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/registration';
 import type { Services } from '../../services';
@@ -43,12 +45,23 @@ export const legacyRegisterTokenSchema = ciObject({
   }),
 );
 
+export const legacyRegisterTokenRoute = defineRoute({
+  method: 'post',
+  path: '/register/token',
+  operationId: 'v3RegisterToken',
+  summary: 'Create a registration token for a user, with the older parameters (attType, authType).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  scope: 'token_register',
+  body: legacyRegisterTokenSchema,
+  // A bare JSON string, not {token}.
+  responses: { 200: { description: 'The register_ token, as a bare JSON string.', schema: z.string() } },
+});
+
 export function legacyRegisterRoutes(services: Services): Router {
   const router = Router();
-  router.post('/register/token', requireKey(services.keys, 'ApiSecret', 'token_register'), async (req, res) => {
-    const input = parseWith(legacyRegisterTokenSchema, req.body);
-    // A bare JSON string, not {token}.
-    res.json(await services.registration.createToken(authOf(res).appId, input));
+  mountRoute(router, services, legacyRegisterTokenRoute, async ({ body }, _req, res) => {
+    res.json(await services.registration.createToken(authOf(res).appId, body));
   });
   return router;
 }

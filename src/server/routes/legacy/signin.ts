@@ -1,6 +1,8 @@
 import { Router } from 'express';
-import { authOf, requireKey } from '../../http/authenticate';
-import { parseWith } from '../../http/validation';
+import { authOf } from '../../http/authenticate';
+import { mountRoute } from '../../http/mountRoute';
+import { defineRoute } from '../../openapi/routeSpec';
+import { legacyVerificationAnswer } from '../../openapi/responseSchemas';
 import { verifyTokenSchema } from '../../services/verification';
 import type { verificationResult } from '../../services/verifyTokens';
 import type { Services } from '../../services';
@@ -11,10 +13,22 @@ export function legacyVerificationResult(result: ReturnType<typeof verificationR
   return { success, username: userId, ...rest };
 }
 
+export const legacySigninVerifyRoute = defineRoute({
+  method: 'post',
+  path: '/signin/verify',
+  operationId: 'v3SigninVerify',
+  summary: 'Verify a token; the result names the user as username.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  scope: 'token_verify',
+  body: verifyTokenSchema,
+  responses: { 200: { description: 'Who signed in, where and how.', schema: legacyVerificationAnswer } },
+});
+
 export function legacySigninRoutes(services: Services): Router {
   const router = Router();
-  router.post('/signin/verify', requireKey(services.keys, 'ApiSecret', 'token_verify'), async (req, res) => {
-    const result = await services.verification.verify(authOf(res).appId, parseWith(verifyTokenSchema, req.body));
+  mountRoute(router, services, legacySigninVerifyRoute, async ({ body }, _req, res) => {
+    const result = await services.verification.verify(authOf(res).appId, body);
     res.json(legacyVerificationResult(result));
   });
   return router;

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROBLEM_CONTENT_TYPE } from '../../shared/problem';
+import { CURRENT_ROUTES, legacyRoutes } from './catalog';
+import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './jsonSchema';
+import { problemSchema } from './problemSchema';
+import type { RouteSpec } from './routeSpec';
+
+/** The base path of the older generation, below each server. */
+export const LEGACY_PREFIX = '/v3';
+/** Where the service answers every route (the self-hosted layout adds `/api`). */
+export const SERVER_BASES = ['/', '/api'] as const;
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+const problemAnswer = (description: string) => ({ description, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } });
+
+/** `/admin/apps/:appId` → `/admin/apps/{appId}`. */
+export const openApiPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
+
+function parametersOf(route: RouteSpec): object[] {
+  const parameters: object[] = [];
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
+    if (!schema) continue;
+    const json = inputJsonSchema(schema);
+    for (const [name, property] of Object.entries(json.properties ?? {})) {
+      parameters.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: property });
+    }
+  }
+  return parameters;
+}
+
+function responsesOf(route: RouteSpec): Record<string, object> {
+  const responses: Record<string, object> = {};
+  for (const [status, answer] of Object.entries(route.responses)) {
+    const content = answer.schema
+      ? { 'application/json': { schema: outputJsonSchema(answer.schema) } }
+      : answer.contentType
+        ? { [answer.contentType]: { schema: { type: 'string' } } }
+        : undefined;
+    responses[status] = content ? { description: answer.description, content } : { description: answer.description };
+  }
+  if ((route.params || route.query || route.body) && !responses['400']) responses['400'] = problemAnswer('The request is not valid (validation_failed names each field).');
+  if (route.auth && !responses['401']) responses['401'] = problemAnswer(`The ${route.auth} header is missing, malformed, unknown or locked.`);
+  if (route.scope && !responses['403']) responses['403'] = problemAnswer(`The key lacks the ${route.scope} scope.`);
+  responses.default = problemAnswer('Any other failure, as application/problem+json.');
+  return responses;
+}
+
+/** The older generation's copy of a current operation is `v3<OperationId>`. */
+const operationIdOf = (route: RouteSpec, legacy: boolean): string =>
+  legacy && !route.operationId.startsWith('v3') ? `v3${route.operationId[0].toUpperCase()}${route.operationId.slice(1)}` : route.operationId;
+
+/** Each operation of the document with the declaration it was generated from (tests check answers against it). */
+export function routesByOperationId(): Map<string, RouteSpec> {
+  return new Map([...CURRENT_ROUTES.map((route) => [operationIdOf(route, false), route] as const), ...legacyRoutes().map((route) => [operationIdOf(route, true), route] as const)]);
+}
+
+function operationOf(route: RouteSpec, legacy: boolean): object {
+  const body = route.body ? inputJsonSchema(route.body) : undefined;
+  const operationId = operationIdOf(route, legacy);
+  return {
+    operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: legacy ? [`${route.tag} (v3)`] : [route.tag],
+    // OpenAPI 3.1 lets an apiKey requirement name roles: the key's scope.
+    security: route.auth ? [{ [route.auth]: route.scope ? [route.scope] : [] }] : [],
+    ...(route.method === 'all' ? { 'x-any-method': true } : {}),
+    parameters: parametersOf(route),
+    ...(body ? { requestBody: { required: (body.required ?? []).length > 0, content: { 'application/json': { schema: body } } } } : {}),
+    responses: responsesOf(route),
+  };
+}
+
+function addPaths(paths: Record<string, Record<string, object>>, routes: readonly RouteSpec[], legacy: boolean): void {
+  for (const route of routes) {
+    const path = (legacy ? LEGACY_PREFIX : '') + openApiPath(route.path);
+    // An any-method route (the plain health check) is documented as GET.
+    const method = route.method === 'all' ? 'get' : route.method;
+    (paths[path] ??= {})[method] = operationOf(route, legacy);
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+const DESCRIPTION = [
+  'A self-hostable, Passwordless.dev-compatible passkey service.',
+  'Every route answers below each server (`/` and `/api`); the older API generation is the `/v3` paths (so also `/api/v3`).',
+  'Request bodies are JSON with case-insensitive property names; numbers are accepted where strings are expected; unknown fields are ignored; bodies are limited to 64 KiB.',
+  'Every error is `application/problem+json` (the Problem schema) with an `errorCode` from one dictionary.',
+].join('\n\n');
+
+/** The OpenAPI 3.1 document of every route of both generations. */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, object>> = {};
+  addPaths(paths, CURRENT_ROUTES, false);
+  addPaths(paths, legacyRoutes(), true);
+  return {
+    openapi: '3.1.1',
+    info: { title: 'passwordless-selfhost', version: packageVersion(), description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    servers: SERVER_BASES.map((url) => ({ url })),
+    tags: [
+      { name: 'public API', description: 'ApiKey: what the browser client calls.' },
+      { name: 'private API', description: 'ApiSecret: what your backend calls.' },
+      { name: 'management API', description: 'ManagementKey: apps and their keys.' },
+      { name: 'health', description: 'Anonymous health checks.' },
+      { name: 'account deletion', description: 'The abort link of a deletion warning.' },
+      { name: 'meta', description: 'This document.' },
+    ],
+    paths,
+    components: {
+      schemas: { Problem: outputJsonSchema(problemSchema) as JsonSchema },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'ApiKey', description: "The app's public key (`<appId>:public:<32 hex>`); scopes register, login." },
+        ApiSecret: { type: 'apiKey', in: 'header', name: 'ApiSecret', description: "The app's secret (`<appId>:secret:<32 hex>`); scopes token_register, token_verify." },
+        ManagementKey: { type: 'apiKey', in: 'header', name: 'ManagementKey', description: 'The MANAGEMENT_KEY of the server.' },
+      },
+    },
+  };
+}
+
+let cached: string | undefined;
+
+/** The document as JSON text, built on first use and kept: it depends only on the code. */
+export function openApiDocumentText(): string {
+  cached ??= JSON.stringify(buildOpenApiDocument());
+  return cached;
+}

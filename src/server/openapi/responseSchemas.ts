@@ -1,0 +1,126 @@
+import { z } from 'zod';
+
+// The shapes of the JSON the handlers answer, for the document. The handlers build them; the fuzz
+// suite checks every 2xx it receives against them, which is where a drift shows. Objects are loose:
+// a client must ignore fields it does not know.
+
+const timestamp = () => z.string().describe('ISO 8601 UTC');
+
+export const tokenAnswer = z.looseObject({ token: z.string() });
+
+/** A list: a bare array, or `{values}` when the app's `sdkCompatibleLists` is on. */
+export const listAnswer = <T extends z.ZodType>(item: T) => z.union([z.array(item), z.looseObject({ values: z.array(item) })]);
+
+/** WebAuthn options for the browser (`navigator.credentials.create/get`) and the ceremony's session token. */
+export const ceremonyOptionsAnswer = z.looseObject({ data: z.looseObject({ challenge: z.string() }), session: z.string() });
+
+const verificationFields = {
+  success: z.boolean(),
+  timestamp: timestamp(),
+  rpid: z.string(),
+  rpId: z.string(),
+  origin: z.string(),
+  device: z.string().nullable(),
+  country: z.string().nullable(),
+  nickname: z.string().nullable(),
+  credentialId: z.string().nullable().describe('base64'),
+  expiresAt: timestamp(),
+  purpose: z.string().nullable(),
+  backupEligible: z.boolean().nullable(),
+  backupState: z.boolean().nullable(),
+};
+
+export const verificationAnswer = z.looseObject({ ...verificationFields, userId: z.string(), tokenId: z.string(), type: z.string() });
+
+/** The older generation's: `username` (the user's id), no `tokenId` or `type`. */
+export const legacyVerificationAnswer = z.looseObject({ ...verificationFields, username: z.string() });
+
+export const credentialAnswer = z.looseObject({
+  descriptor: z.looseObject({ id: z.string(), type: z.string() }),
+  publicKey: z.string().describe('base64'),
+  userHandle: z.string().describe('base64'),
+  signatureCounter: z.number(),
+  attestationFmt: z.string(),
+  createdAt: timestamp(),
+  aaGuid: z.string(),
+  lastUsedAt: timestamp(),
+  rpid: z.string(),
+  origin: z.string(),
+  country: z.string().nullable(),
+  device: z.string().nullable(),
+  nickname: z.string().nullable(),
+  userId: z.string(),
+  backupState: z.boolean().nullable(),
+  isBackupEligible: z.boolean().nullable(),
+  isDiscoverable: z.boolean().nullable(),
+});
+
+/** The older generation's credential also carries `credType` (its attestation format). */
+export const legacyCredentialAnswer = credentialAnswer.extend({ credType: z.string() });
+
+/** `alias` is the alias's digest; `plaintext` only when it was stored unhashed. */
+export const aliasAnswer = z.looseObject({ userId: z.string(), alias: z.string(), plaintext: z.string().nullable() });
+
+export const userSummaryAnswer = z.looseObject({
+  userId: z.string(),
+  aliases: z.array(z.string().nullable()),
+  aliasCount: z.number(),
+  credentialsCount: z.number(),
+  lastUsedAt: timestamp().nullable(),
+});
+
+export const authConfigAnswer = z.looseObject({
+  purpose: z.string(),
+  timeToLive: z.number().describe('seconds'),
+  userVerificationRequirement: z.string(),
+  createdBy: z.string().nullable(),
+  createdOn: timestamp().nullable(),
+  editedBy: z.string().nullable(),
+  editedOn: timestamp().nullable(),
+  lastUsedOn: timestamp().nullable(),
+});
+
+export const eventPageAnswer = z.looseObject({
+  tenantId: z.string(),
+  events: z.array(z.looseObject({ id: z.string(), performedAt: timestamp(), message: z.string(), eventType: z.string() })),
+  totalEventCount: z.number(),
+});
+
+export const appFeaturesAnswer = z.looseObject({
+  eventLoggingIsEnabled: z.boolean(),
+  eventLoggingRetentionPeriod: z.number(),
+  developerLoggingEndsAt: z.null(),
+  magicLinkEmailMonthlyQuota: z.number(),
+  maxUsers: z.number().nullable(),
+  allowAttestation: z.boolean(),
+  isGenerateSignInTokenEndpointEnabled: z.boolean(),
+  isMagicLinksEnabled: z.boolean(),
+  plan: z.string(),
+  allowedOrigins: z.array(z.string()),
+  sdkCompatibleLists: z.boolean(),
+});
+
+export const createdAppAnswer = z.looseObject({ message: z.string(), apiKey1: z.string(), apiKey2: z.string(), apiSecret1: z.string(), apiSecret2: z.string() });
+
+export const appSummaryAnswer = z.looseObject({ appId: z.string(), adminEmail: z.string(), plan: z.string(), createdAt: timestamp(), frozen: z.boolean(), deleteAt: timestamp().nullable() });
+
+export const apiKeyAnswer = z.looseObject({
+  id: z.string(),
+  createdAt: timestamp(),
+  apiKey: z.string().describe('public keys in full, secrets masked'),
+  type: z.union([z.literal(1), z.literal(2)]),
+  kind: z.enum(['public', 'secret']),
+  scopes: z.array(z.string()),
+  isLocked: z.boolean(),
+  lastLockedAt: timestamp().nullable(),
+  lastUnlockedAt: timestamp().nullable(),
+});
+
+export const deletionAnswer = z.looseObject({ message: z.string(), isDeleted: z.boolean(), deleteAt: timestamp(), adminEmails: z.array(z.string()) });
+
+export const deletionScheduleAnswer = z.looseObject({ message: z.string(), keysFreezeAt: timestamp(), deleteAt: timestamp() });
+
+export const messageAnswer = z.looseObject({ message: z.string() });
+
+const healthResult = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), data: z.record(z.string(), z.unknown()) });
+export const healthReportAnswer = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), results: z.record(z.string(), healthResult) });
