@@ -6,6 +6,7 @@ import pinoHttp from 'pino-http';
 import { jsonBody, requestProblem } from './http/body';
 import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
+import { rateLimits } from './http/rateLimits';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
 import { storeProblem } from './http/storeProblem';
@@ -92,11 +93,13 @@ export function createApp(services: Services, logger: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', services.config.trustProxy);
   app.use(pinoHttp({ logger, genReqId: requestId, quietReqLogger: true, autoLogging: { ignore: (req) => (req.url ?? '').includes('/health/') } }));
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
   app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
+  app.use(rateLimits({ limits: services.config.rateLimits, redis: services.redis, redisKeyPrefix: services.config.redisKeyPrefix, logger }));
   app.use(jsonBody);
   const api = apiRouter(services);
   app.use(['/v3', '/api/v3'], legacyApi(services, api));

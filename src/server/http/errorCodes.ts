@@ -66,6 +66,8 @@ export const ERROR_CODES = {
   app_not_pending_deletion: { status: 409, title: 'App was not scheduled for deletion.' },
   api_key_not_found: { status: 404, title: 'Apikey was not found' },
   create_api_key_scopes_required: { status: 400, title: 'Please select at least one scope.' },
+  // abuse
+  rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, title: 'The api has encountered an error' },

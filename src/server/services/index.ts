@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { createLogger } from '../http/logger';
+import { connectRedis, type RedisConnection } from '../redis/connection';
 import type { Store } from '../store';
 import { AliasService } from './aliases';
 import { ApiKeyAuthenticator } from './apiKeys';
@@ -59,6 +60,8 @@ export interface Services {
   deletions: AppDeletionService;
   mailer: Mailer;
   storageHealth: StorageHealth;
+  /** The shared counters of the rate limits, when REDIS_URL is set. */
+  redis: RedisConnection | undefined;
   /** Stops background work, writes what is buffered, and closes the store. */
   close(): Promise<void>;
 }
@@ -84,6 +87,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, appChanged, now);
 
@@ -128,12 +132,14 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     deletions,
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
+    redis,
     async close() {
       for (const timer of timers) clearInterval(timer);
       await deletionSweep;
       await authConfigs.flushUsage().catch(warn('auth-config usage write'));
       await events.close();
       mailer.close();
+      await redis?.close();
       await store.close();
     },
   };
