@@ -63,21 +63,21 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
   const quiet = { warn: (...args: unknown[]) => logger.debug({ args: String(args[1] ?? args[0]) }, 'rate limiter'), error: () => undefined };
 
   const windowSeconds = Math.round(limits.windowMs / 1000);
-  /** Failure limits announce themselves only when they refuse: their numbers on every answer would confuse. */
-  const refusalHeaders = (req: Request, res: Response, name: LimitName, limit: number) => {
-    const info = (req as unknown as Record<string, { resetTime?: Date } | undefined>)[`rateLimit_${name}`];
-    const reset = Math.max(1, Math.ceil(((info?.resetTime?.getTime() ?? Date.now() + limits.windowMs) - Date.now()) / 1000));
-    res.setHeader('Retry-After', String(reset));
+  const infoOf = (req: Request, name: LimitName) => (req as unknown as Record<string, { limit: number; remaining: number; resetTime?: Date } | undefined>)[`rateLimit_${name}`];
+  const secondsUntil = (reset: Date | undefined) => Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + limits.windowMs) - Date.now()) / 1000));
+  /** The draft-7 headers (RateLimit, RateLimit-Policy) of one limit. */
+  const announce = (res: Response, limit: number, remaining: number, reset: Date | undefined) => {
     res.setHeader('RateLimit-Policy', `${limit};w=${windowSeconds}`);
-    res.setHeader('RateLimit', `limit=${limit}, remaining=0, reset=${reset}`);
+    res.setHeader('RateLimit', `limit=${limit}, remaining=${remaining}, reset=${secondsUntil(reset)}`);
   };
 
-  const limiter = (name: LimitName, limit: number, key: (req: Request) => string | undefined, store?: Store) => {
-    return rateLimit({
+  const limiter = (name: LimitName, limit: number, key: (req: Request) => string | undefined, store?: Store) =>
+    rateLimit({
       windowMs: limits.windowMs,
       limit,
       store: store ?? limitStore(name, redis, redisKeyPrefix),
-      standardHeaders: store ? false : 'draft-7',
+      // Headers are written below: a request passes several limits, and the client should see the tightest.
+      standardHeaders: false,
       legacyHeaders: false,
       passOnStoreError: true,
       requestPropertyName: `rateLimit_${name}`,
@@ -87,14 +87,28 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
       // Whether X-Forwarded-For is believed is TRUST_PROXY's decision, documented; no warnings about it.
       validate: { xForwardedForHeader: false, trustProxy: false, forwardedHeader: false, keyGeneratorIpFallback: false },
       handler: (req, res, next) => {
-        if (store) refusalHeaders(req, res, name, limit);
+        const reset = infoOf(req, name)?.resetTime;
+        res.setHeader('Retry-After', String(secondsUntil(reset)));
+        announce(res, limit, 0, reset);
         onRefused?.(name);
         next(new ApiError('rate_limited', { detail: `More than ${limit} requests in ${windowSeconds} s ${SCOPES[name]}. Try again after the time in Retry-After.` }));
       },
     });
-  };
-  const use = (paths: string[], name: LimitName, limit: number, key: (req: Request) => string | undefined) => {
-    if (limit > 0) router.use(paths, limiter(name, limit, key));
+
+  /** Endpoint limits: the headers of whichever has the fewest requests left. */
+  const endpointLimits = (paths: string[], limited: [LimitName, number, (req: Request) => string | undefined][]) => {
+    const active = limited.filter(([, limit]) => limit > 0);
+    if (active.length === 0) return;
+    for (const [name, limit, key] of active) router.use(paths, limiter(name, limit, key));
+    router.use(paths, (req, res, next) => {
+      let tightest: { limit: number; remaining: number; resetTime?: Date } | undefined;
+      for (const [name] of active) {
+        const info = infoOf(req, name);
+        if (info && (!tightest || info.remaining < tightest.remaining)) tightest = info;
+      }
+      if (tightest) announce(res, tightest.limit, tightest.remaining, tightest.resetTime);
+      next();
+    });
   };
 
   // Failed ApiSecret authentications, on every route that takes one.
@@ -119,10 +133,13 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
 
   // The older generation answers its browser preflights inside its own router: answer them here, and put CORS on a refusal.
   router.use(everywhere(PUBLIC_PATHS), publicCors);
-  // Per app first: the RateLimit headers of the last limit win, and per address is the tighter one by default.
-  use(everywhere(PUBLIC_PATHS), 'public_app', limits.publicPerApp, claimedApp('apikey'));
-  use(everywhere(PUBLIC_PATHS), 'public_ip', limits.publicPerIp, byIp);
-  use(everywhere(PRIVATE_PATHS), 'private_app', limits.privatePerApp, claimedApp('apisecret'));
-  use(everywhere(PRIVATE_PATHS), 'private_ip', limits.privatePerIp, byIp);
+  endpointLimits(everywhere(PUBLIC_PATHS), [
+    ['public_ip', limits.publicPerIp, byIp],
+    ['public_app', limits.publicPerApp, claimedApp('apikey')],
+  ]);
+  endpointLimits(everywhere(PRIVATE_PATHS), [
+    ['private_ip', limits.privatePerIp, byIp],
+    ['private_app', limits.privatePerApp, claimedApp('apisecret')],
+  ]);
   return router;
 }
