@@ -12,6 +12,8 @@ import { AuthConfigService } from './authConfigs';
 import { ChallengeStore } from './challenges';
 import { CredentialService } from './credentials';
 import { EventLog } from './events';
+import { AppIncarnations } from './incarnations';
+import { listenForAppChanges } from './appChangeFeed';
 import { MagicLinkService } from './magicLinks';
 import { createMailer, type Mailer } from './mailer';
 import { RegistrationService } from './registration';
@@ -35,6 +37,11 @@ export interface ServiceOptions {
    * minute); 0 = never on its own, only when `deletions.sweep()` is called (tests).
    */
   deletionSweepIntervalMs?: number;
+  /**
+   * Whether replicas on PostgreSQL tell each other of changed apps (LISTEN/NOTIFY); default true.
+   * Off only for tests of what holds without them.
+   */
+  appChangeNotifications?: boolean;
   /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates); default Date.now. For tests. */
   now?: () => number;
 }
@@ -74,12 +81,31 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   let settings: AppSettingsCache | undefined;
   // Whether an app logs is read when a batch is written, from the cached settings.
   const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, { flushIntervalMs, now });
-  const keys = new ApiKeyAuthenticator(db, events);
-  const tokens = new TokenService(db, now);
-  const appChanged = (appId: string) => {
-    keys.invalidate();
+  const incarnations = new AppIncarnations();
+  const keys = new ApiKeyAuthenticator(db, events, incarnations);
+  const tokens = new TokenService(db, now, incarnations);
+  const forgetApp = (appId: string) => {
+    keys.forgetApp(appId);
     settings?.invalidate();
     tokens.forget(appId);
+    incarnations.forget(appId);
+  };
+  // Replicas on one PostgreSQL tell each other; a single SQLite process has no one to tell.
+  const feed =
+    store.provider === 'postgresql' && options.appChangeNotifications !== false
+      ? listenForAppChanges(config.databaseUrl, {
+          changed: forgetApp,
+          missed: () => {
+            keys.invalidate();
+            settings?.invalidate();
+            tokens.forgetAll();
+            incarnations.clear();
+          },
+        }, logger)
+      : undefined;
+  const appChanged = (appId: string) => {
+    forgetApp(appId);
+    feed?.publish(appId);
   };
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, appChanged);
   settings = new AppSettingsCache(apps);
@@ -140,6 +166,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
       await events.close();
       mailer.close();
       await redis?.close();
+      await feed?.close();
       await store.close();
     },
   };
