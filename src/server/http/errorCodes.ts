@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   ApiSecret: { status: 401, title: "A valid 'ApiSecret' header is required." },
   ApiKey: { status: 401, title: "A valid 'ApiKey' header is required." },
   ManagementKey: { status: 401, title: "A valid 'ManagementKey' header is required." },
+  metrics_token: { status: 401, title: "A valid 'Authorization: Bearer <METRICS_TOKEN>' header is required." },
   forbidden: { status: 403, title: 'You are forbidden from accessing this resource.' },
   // tokens
   missing_token: { status: 400, title: 'This operation requires a token to be passed.' },

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
@@ -24,7 +25,17 @@ export interface Store {
   ping(): Promise<void>;
   /** Names of the migrations recorded as applied. */
   appliedMigrations(): Promise<string[]>;
+  /** The connection pool's state, where the driver has a pool (PostgreSQL); for metrics. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export function providerOf(databaseUrl: string): Provider {
@@ -54,7 +65,9 @@ export function openStore(databaseUrl: string): Store {
       close: () => client.$disconnect(),
     };
   }
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: 10 }) });
+  // The pool is ours (not the adapter's) so that its state can be read for metrics.
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   return {
     provider: 'postgresql',
     db: client as unknown as Db,
@@ -63,7 +76,11 @@ export function openStore(databaseUrl: string): Store {
       await client.$queryRawUnsafe('SELECT 1');
     },
     appliedMigrations: () => appliedMigrations(client),
-    close: () => client.$disconnect(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: async () => {
+      await client.$disconnect();
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 
