@@ -21,8 +21,8 @@ const describeReplicas = process.env.TEST_DATABASE_URL && redisUrl ? describe : 
 
 /** Two replicas on a fresh PostgreSQL database, reaching Redis through a proxy the test can cut. */
 function useReplicas(extraEnv: Record<string, string>) {
-  const state: { database?: TestDatabase; proxy?: TcpProxy; replicas: ServiceProcess[] } = { replicas: [] };
   const prefix = uniqueRedisPrefix();
+  const state: { database?: TestDatabase; proxy?: TcpProxy; replicas: ServiceProcess[]; prefix: string } = { replicas: [], prefix };
   beforeAll(async () => {
     const upstream = new URL(redisUrl!);
     state.proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 6379));
@@ -36,11 +36,12 @@ function useReplicas(extraEnv: Record<string, string>) {
     await state.database?.drop();
     await dropRedisKeys(redisUrl!, prefix);
   }, PROCESS_TIMEOUT_MS);
-  return state as { proxy: TcpProxy; replicas: ServiceProcess[] };
+  return state as { proxy: TcpProxy; replicas: ServiceProcess[]; database: TestDatabase; prefix: string };
 }
 
 describeReplicas('two replicas on one PostgreSQL and one Redis: shared rate limits', () => {
-  const state = useReplicas({ RATE_LIMIT_WINDOW_SECONDS: '3600', RATE_LIMIT_PUBLIC_PER_APP: '6' });
+  const env = { RATE_LIMIT_WINDOW_SECONDS: '3600', RATE_LIMIT_PUBLIC_PER_APP: '6', RATE_LIMIT_AUTH_FAILURES_PER_APP: '3' };
+  const state = useReplicas(env);
 
   const signinBegin = (replica: ServiceProcess, app: TestApp) =>
     replica.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ RPID: 'app.example.com', Origin: 'https://app.example.com' });
@@ -62,8 +63,17 @@ describeReplicas('two replicas on one PostgreSQL and one Redis: shared rate limi
       expect(sixth.headers['ratelimit']).toMatch(/remaining=0/);
       expectProblem(await signinBegin(a, app), 429, 'rate_limited');
       expectProblem(await signinBegin(b, app), 429, 'rate_limited');
+      // Wrong secrets guessed through both count together; then even the right one is refused, on both.
+      const guess = (replica: ServiceProcess) => replica.http.get('/users/count').set('ApiSecret', app.apiSecret.replace(/.{4}$/, '0000'));
+      expect((await a.http.get('/users/count').set('ApiSecret', app.apiSecret)).status).toBe(200);
+      expectProblem(await guess(a), 401, 'ApiSecret');
+      expectProblem(await guess(b), 401, 'ApiSecret');
+      expectProblem(await guess(a), 401, 'ApiSecret');
+      expectProblem(await b.http.get('/users/count').set('ApiSecret', app.apiSecret), 429, 'rate_limited');
+      expectProblem(await a.http.get('/users/count').set('ApiSecret', app.apiSecret), 429, 'rate_limited');
       for (const replica of replicas) expect((await replica.http.get('/api/health/storage')).body.results.redis.status).toBe('Healthy');
 
+      const before = replicas.map((r) => r.output().length);
       await proxy.cut();
       // Fail open: both replicas serve the app although it is over its limit, and say why.
       for (const replica of replicas) {
@@ -75,7 +85,11 @@ describeReplicas('two replicas on one PostgreSQL and one Redis: shared rate limi
         expect(health.body.results.postgresql.status).toBe('Healthy');
       }
       // Logged once per outage, not per request.
-      for (const replica of replicas) expect(replica.output().split(OUTAGE_LOG).length - 1).toBe(1);
+      replicas.forEach((replica, i) => expect(replica.output().slice(before[i]).split(OUTAGE_LOG).length - 1).toBe(1));
+      // A replica started while Redis is away serves too, and limits once Redis is back.
+      const late = await startServiceProcess({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: state.prefix, LOG_LEVEL: 'info', ...env }, state.database);
+      replicas.push(late);
+      expect((await signinBegin(late, app)).status).toBe(200);
 
       await proxy.restore();
       for (const replica of replicas) {
