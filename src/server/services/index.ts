@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { createLogger } from '../http/logger';
-import { connectRedis, type RedisConnection } from '../redis/connection';
+import type { RedisConnection } from '../redis/connection';
 import type { Store } from '../store';
 import { AliasService } from './aliases';
 import { ApiKeyAuthenticator } from './apiKeys';
@@ -113,7 +113,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
+  const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, appChanged, now);
 
