@@ -98,7 +98,10 @@ describeReplicas('two replicas on one PostgreSQL and one Redis: shared rate limi
         expect({ status: health.status, redis: health.body.results.redis.status }).toEqual({ status: 200, redis: 'Healthy' });
       }
       expectProblem(await signinBegin(a, app), 429, 'rate_limited');
-      for (const replica of replicas) expect(replica.output()).toContain('redis reachable again');
+      for (const replica of replicas) {
+        expect(replica.output()).toContain('redis reachable again');
+        expect(replica.output()).not.toContain('rate limiter misconfigured');
+      }
     },
     PROCESS_TIMEOUT_MS,
   );

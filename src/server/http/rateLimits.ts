@@ -59,8 +59,13 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
   const { limits, redis, redisKeyPrefix, logger, onRefused } = options;
   const router = Router();
   if (!limits.enabled) return router;
-  // Store failures are expected during a Redis outage, which the connection reports once; per request they are noise.
-  const quiet = { warn: (...args: unknown[]) => logger.debug({ args: String(args[1] ?? args[0]) }, 'rate limiter'), error: () => undefined };
+  // The library's own misconfiguration checks (ERR_ERL_*) are worth a warning; store failures are
+  // expected during a Redis outage, which the connection reports once, so per request they are noise.
+  const misconfiguration = (error: unknown) => {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (typeof code === 'string' && code.startsWith('ERR_ERL_')) logger.warn({ code }, 'rate limiter misconfigured');
+  };
+  const quiet = { warn: misconfiguration, error: misconfiguration };
 
   const windowSeconds = Math.round(limits.windowMs / 1000);
   const infoOf = (req: Request, name: LimitName) => (req as unknown as Record<string, { limit: number; remaining: number; resetTime?: Date } | undefined>)[`rateLimit_${name}`];
