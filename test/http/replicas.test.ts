@@ -1,7 +1,8 @@
 /**
- * Two service processes (`node dist/cli.js serve`) on one PostgreSQL database and one Redis, as
- * replicas behind a load balancer run. Redis is reached through a TCP proxy the test can cut, to
- * take it away without stopping the real server.
+ * Two service processes (`node dist/cli.js serve`) on one PostgreSQL database (and one Redis, for
+ * the rate limits), as replicas behind a load balancer run. Redis is reached through a TCP proxy
+ * the test can cut, to take it away without stopping the real server. Needs TEST_DATABASE_URL (and
+ * TEST_REDIS_URL for the rate limits); skipped loudly without.
  */
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { createCredential } from '../support/softwareAuthenticator';
@@ -19,22 +20,25 @@ const OUTAGE_LOG = 'redis unreachable';
 
 const describeReplicas = process.env.TEST_DATABASE_URL && redisUrl ? describe : describe.skip;
 
-/** Two replicas on a fresh PostgreSQL database, reaching Redis through a proxy the test can cut. */
-function useReplicas(extraEnv: Record<string, string>) {
+/** Two replicas on a fresh PostgreSQL database, reaching Redis (unless `withRedis` is false) through a proxy the test can cut. */
+function useReplicas(extraEnv: Record<string, string>, withRedis = true) {
   const prefix = uniqueRedisPrefix();
   const state: { database?: TestDatabase; proxy?: TcpProxy; replicas: ServiceProcess[]; prefix: string } = { replicas: [], prefix };
   beforeAll(async () => {
-    const upstream = new URL(redisUrl!);
-    state.proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 6379));
+    if (withRedis) {
+      const upstream = new URL(redisUrl!);
+      state.proxy = await startTcpProxy(upstream.hostname, Number(upstream.port || 6379));
+    }
     state.database = await createTestDatabase('postgresql');
-    const env = { REDIS_URL: `redis://127.0.0.1:${state.proxy.port}`, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info', ...extraEnv };
+    const redisEnv: Record<string, string> = state.proxy ? { REDIS_URL: `redis://127.0.0.1:${state.proxy.port}`, REDIS_KEY_PREFIX: prefix } : {};
+    const env = { ...redisEnv, LOG_LEVEL: 'info', ...extraEnv };
     state.replicas = await Promise.all([startServiceProcess(env, state.database), startServiceProcess(env, state.database)]);
   }, PROCESS_TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all(state.replicas.map((r) => r.stop()));
     await state.proxy?.close();
     await state.database?.drop();
-    await dropRedisKeys(redisUrl!, prefix);
+    if (withRedis) await dropRedisKeys(redisUrl!, prefix);
   }, PROCESS_TIMEOUT_MS);
   return state as { proxy: TcpProxy; replicas: ServiceProcess[]; database: TestDatabase; prefix: string };
 }
@@ -108,8 +112,8 @@ describeReplicas('two replicas on one PostgreSQL and one Redis: shared rate limi
 
 });
 
-describeReplicas('two replicas on one PostgreSQL: app incarnations', () => {
-  const state = useReplicas({});
+(process.env.TEST_DATABASE_URL ? describe : describe.skip)('two replicas on one PostgreSQL: app incarnations', () => {
+  const state = useReplicas({}, false);
 
   it(
     "deleting and re-creating an app on one replica: the other refuses the old app's keys and tokens at once, and the new app's work on both",
