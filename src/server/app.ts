@@ -4,6 +4,9 @@ import { accessLog } from './http/accessLog';
 import { jsonBody, requestProblem } from './http/body';
 import { PUBLIC_PATHS, publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
+import { rateLimits } from './http/rateLimits';
+import { createMetrics, type Metrics } from './metrics/metrics';
+import { metricsRoutes } from './routes/metrics';
 import { securityHeaders } from './http/securityHeaders';
 import { ApiError, sendProblem } from './http/problem';
 import { requestIdOf } from './http/requestId';
@@ -40,9 +43,10 @@ function splitOnce(value: string, separator: string): [string, string | undefine
 }
 
 /** Every router of the current API; each answers at `/` and under `/api`. */
-function apiRouter(services: Services): express.Router {
+function apiRouter(services: Services, metrics: Metrics): express.Router {
   const router = express.Router();
   router.use(healthRoutes(services));
+  router.use(metricsRoutes(metrics, services.config.metricsToken));
   router.use(adminRoutes(services));
   router.use(registerRoutes(services));
   router.use(signinRoutes(services));
@@ -88,13 +92,17 @@ export function createApp(services: Services, logger: Logger): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', services.config.trustProxy);
+  const metrics = createMetrics({ poolStats: services.store.poolStats });
+  app.use(metrics.track);
   app.use(accessLog(logger));
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
   app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
+  app.use(rateLimits({ limits: services.config.rateLimits, redis: services.redis, redisKeyPrefix: services.config.redisKeyPrefix, logger, onRefused: metrics.rateLimited }));
   app.use(jsonBody);
-  const api = apiRouter(services);
+  const api = apiRouter(services, metrics);
   app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);

@@ -62,6 +62,7 @@ describe.each(providers())('authentication with key headers on %s', (provider) =
         kind: header === 'ApiSecret' ? 'secret' : 'public',
         keyId: keyIdOf(keyFor(header)),
         scopes: expect.arrayContaining(header === 'ApiSecret' ? ['token_register', 'token_verify'] : ['register', 'login']),
+        incarnation: expect.stringMatching(/^[0-9a-f]{16}$/),
       });
     });
 

@@ -34,7 +34,8 @@ describe.each(providers())('no rows outlive their app on %s', (provider) => {
     const replica = async (): Promise<Replica> => {
       const store = openStore(config.databaseUrl);
       await store.migrate();
-      const services = createServices(config, store, { flushIntervalMs: 0, deletionSweepIntervalMs: 0 });
+      // No notifications between the two: what is tested is the database's refusal of a replica that has not noticed.
+      const services = createServices(config, store, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, appChangeNotifications: false });
       return { services, http: supertest(createApp(services, createLogger('silent'))) };
     };
     serving = await replica();

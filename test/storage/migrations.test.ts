@@ -148,6 +148,7 @@ const MODELS: ModelCase[] = [
       adminEmail: 'owner@example.com',
       plan: 'enterprise',
       createdAt: T1,
+      incarnation: `inc${k}`,
       frozen: true,
       deleteAt: T2,
       keysFreezeAt: T3,

@@ -28,6 +28,19 @@ describe('loadConfig', () => {
       sdkCompatibleLists: false,
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
+      trustProxy: false,
+      rateLimits: {
+        enabled: true,
+        windowMs: 60_000,
+        publicPerIp: 600,
+        publicPerApp: 12_000,
+        privatePerIp: 12_000,
+        privatePerApp: 12_000,
+        authFailuresPerIp: 60,
+        authFailuresPerApp: 600,
+      },
+      redisKeyPrefix: 'passwordless:',
+      metricsToken: undefined,
     });
   });
 
@@ -51,6 +64,17 @@ describe('loadConfig', () => {
       SDK_COMPATIBLE_LISTS: 'true',
       LOG_LEVEL: 'warn',
       SHUTDOWN_TIMEOUT_MS: '2500',
+      TRUST_PROXY: '2',
+      RATE_LIMITS: 'off',
+      RATE_LIMIT_WINDOW_SECONDS: '300',
+      RATE_LIMIT_PUBLIC_PER_IP: '1',
+      RATE_LIMIT_PUBLIC_PER_APP: '2',
+      RATE_LIMIT_PRIVATE_PER_IP: '3',
+      RATE_LIMIT_PRIVATE_PER_APP: '4',
+      RATE_LIMIT_AUTH_FAILURES_PER_IP: '5',
+      RATE_LIMIT_AUTH_FAILURES_PER_APP: '0',
+      REDIS_KEY_PREFIX: 'pwl-eu:',
+      METRICS_TOKEN: 'a-metrics-token-long-enough',
     });
     expect(config).toEqual({
       port: 443,
@@ -67,6 +91,19 @@ describe('loadConfig', () => {
       sdkCompatibleLists: true,
       logLevel: 'warn',
       shutdownTimeoutMs: 2500,
+      trustProxy: 2,
+      rateLimits: {
+        enabled: false,
+        windowMs: 300_000,
+        publicPerIp: 1,
+        publicPerApp: 2,
+        privatePerIp: 3,
+        privatePerApp: 4,
+        authFailuresPerIp: 5,
+        authFailuresPerApp: 0,
+      },
+      redisKeyPrefix: 'pwl-eu:',
+      metricsToken: 'a-metrics-token-long-enough',
     });
   });
 
@@ -80,6 +117,16 @@ describe('loadConfig', () => {
 
   it('turns the new-app rule for magic links off with a zero period', () => {
     expect(loadConfig({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' }).magicLinkNewAppPeriodSeconds).toBe(0);
+  });
+
+  it.each([
+    ['true', true],
+    ['false', false],
+    ['1', 1],
+    ['loopback', ['loopback']],
+    ['10.0.0.0/8, 192.168.1.7,fd00::/8, uniquelocal', ['10.0.0.0/8', '192.168.1.7', 'fd00::/8', 'uniquelocal']],
+  ])('reads TRUST_PROXY=%s as Express takes it', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
   });
 
   it('treats empty variables as unset', () => {
@@ -111,6 +158,14 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', '10s'],
     ['SHUTDOWN_TIMEOUT_MS', '-1'],
     ['SHUTDOWN_TIMEOUT_MS', '600001'],
+    ['TRUST_PROXY', 'proxy.example.com'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['RATE_LIMITS', 'maybe'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['RATE_LIMIT_PUBLIC_PER_IP', '-5'],
+    ['RATE_LIMIT_AUTH_FAILURES_PER_APP', 'many'],
+    ['REDIS_KEY_PREFIX', 'has space'],
+    ['METRICS_TOKEN', 'short'],
   ])('rejects %s=%s with a one-line ConfigError naming the variable', (variable, value) => {
     const { message } = configErrorFor({ [variable]: value });
     expect(message).toContain(variable);

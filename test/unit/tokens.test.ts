@@ -1,4 +1,6 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import { ApiError } from '../../src/server/http/problem';
+import { AppIncarnations } from '../../src/server/services/incarnations';
 import { TokenService, humanizeSeconds, type TokenEnvelope } from '../../src/server/services/tokens';
 import { openStore, type Store } from '../../src/server/store';
 import { createTestDatabase, type TestDatabase } from '../support/testService';
@@ -129,6 +131,39 @@ describe('TokenService', () => {
     clock = start; // even a token that has not expired is refused once its key is gone
     expect((await failure(new TokenService(store.db, now).open('verify', early, 'tokapp9'))).code).toBe('invalid_token');
   });
+  describe('incarnations', () => {
+    it('verifies a token made the way tokens were made before incarnations (no inc, the original derivation) for an app that predates them', async () => {
+      await tokens.issue('verify', payload('tokapp9')); // makes the app's first token key
+      const [row] = await store.db.tokenKey.findMany({ where: { tenant: 'tokapp9' } });
+      const macKey = Buffer.from(hkdfSync('sha256', Buffer.from(row.keyMaterial, 'base64'), Buffer.alloc(0), 'passwordless-token-v1:tokapp9', 32));
+      const body = Buffer.from(JSON.stringify(payload('tokapp9'))).toString('base64url');
+      const old = `verify_${body}.${row.keyId}.${createHmac('sha256', macKey).update('verify_').update(body).digest('base64url')}`;
+      await expect(tokens.open<Payload>('verify', old, 'tokapp9')).resolves.toMatchObject({ userId: 'u1' });
+    });
+
+    it("binds tokens to one creation of the app: a replica that still caches the old app's keys refuses its tokens once it has read the new incarnation", async () => {
+      await store.db.app.create({ data: { id: 'reborn', adminEmail: 'owner@example.com', incarnation: 'first' } });
+      const replicaA = new TokenService(store.db, now, new AppIncarnations());
+      const seenByB = new AppIncarnations();
+      const replicaB = new TokenService(store.db, now, seenByB);
+      const old = await replicaA.issue('verify', payload('reborn'));
+      expect(JSON.parse(Buffer.from(old.slice('verify_'.length).split('.')[0], 'base64url').toString())).toMatchObject({ inc: 'first' });
+      await expect(replicaB.open('verify', old, 'reborn')).resolves.toMatchObject({ app: 'reborn' }); // B now caches the first app's keys
+
+      await store.db.app.delete({ where: { id: 'reborn' } });
+      await store.db.app.create({ data: { id: 'reborn', adminEmail: 'owner@example.com', incarnation: 'second' } });
+      replicaA.forget('reborn'); // what the deleting process does
+      const fresh = await replicaA.issue('verify', payload('reborn'));
+      // A key check on B reads the new incarnation (no extra round trip: it reads the app row anyway).
+      seenByB.note('reborn', 'second');
+      expect((await failure(replicaB.open('verify', old, 'reborn'))).code).toBe('invalid_token');
+      await expect(replicaB.open('verify', fresh, 'reborn')).resolves.toMatchObject({ inc: 'second' });
+      // An old token re-signed with no inc, or with its inc edited, fails its MAC.
+      const [body, keyId, mac] = old.slice('verify_'.length).split('.');
+      const edited = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), inc: 'second' })).toString('base64url');
+      expect((await failure(replicaA.open('verify', `verify_${edited}.${keyId}.${mac}`, 'reborn'))).code).toBe('invalid_token');
+    });
+  });
 });
 
 describe('humanizeSeconds', () => {
@@ -143,4 +178,5 @@ describe('humanizeSeconds', () => {
   ])('%i -> %s', (seconds, text) => {
     expect(humanizeSeconds(seconds)).toBe(text);
   });
+
 });

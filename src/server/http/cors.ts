@@ -11,7 +11,7 @@ export const PUBLIC_PATHS = ['/register/begin', '/register/complete', '/signin/b
  */
 export const publicCors: RequestHandler = (req, res, next) => {
   res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, WWW-Authenticate, X-Request-Id');
+  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, X-Request-Id');
   if (req.method === 'OPTIONS') {
     res.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', 'ApiKey, Content-Type, Client-Version');

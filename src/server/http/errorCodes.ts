@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   ApiSecret: { status: 401, title: "A valid 'ApiSecret' header is required." },
   ApiKey: { status: 401, title: "A valid 'ApiKey' header is required." },
   ManagementKey: { status: 401, title: "A valid 'ManagementKey' header is required." },
+  metrics_token: { status: 401, title: "A valid 'Authorization: Bearer <METRICS_TOKEN>' header is required." },
   forbidden: { status: 403, title: 'You are forbidden from accessing this resource.' },
   // tokens
   missing_token: { status: 400, title: 'This operation requires a token to be passed.' },
@@ -66,6 +67,8 @@ export const ERROR_CODES = {
   app_not_pending_deletion: { status: 409, title: 'App was not scheduled for deletion.' },
   api_key_not_found: { status: 404, title: 'Apikey was not found' },
   create_api_key_scopes_required: { status: 400, title: 'Please select at least one scope.' },
+  // abuse
+  rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, title: 'The api has encountered an error' },

@@ -38,6 +38,7 @@ export function sendProblem(res: Response, problem: ProblemBody, headers: Record
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   const body = Buffer.from(JSON.stringify(problem));
   res.status(problem.status);
+  res.locals.errorCode = problem.errorCode; // for the ceremony-outcome metric
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.setHeader('Content-Length', String(body.length));
   res.end(body);

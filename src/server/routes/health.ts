@@ -5,7 +5,8 @@ import { healthReportAnswer } from '../openapi/responseSchemas';
 import { loadMigrations } from '../store/migrate';
 import type { Services } from '../services';
 
-type Status = 'Healthy' | 'Unhealthy';
+/** `Degraded`: serving, with something optional missing (Redis: limits not shared); answered with 200, as ASP.NET does. */
+type Status = 'Healthy' | 'Degraded' | 'Unhealthy';
 interface CheckResult {
   status: Status;
   elapsedMilliseconds: number;
@@ -23,7 +24,7 @@ function withinTimeout<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function timed(check: () => Promise<Record<string, unknown>>): Promise<CheckResult> {
+async function timed(check: () => Promise<Record<string, unknown>>, failed: Status = 'Unhealthy'): Promise<CheckResult> {
   const started = performance.now();
   try {
     const data = await withinTimeout(check());
@@ -31,15 +32,19 @@ async function timed(check: () => Promise<Record<string, unknown>>): Promise<Che
   } catch (error) {
     // A name or code only: messages can carry connection details.
     const { name, code } = error as { name?: string; code?: unknown };
-    return { status: 'Unhealthy', elapsedMilliseconds: performance.now() - started, data: { error: typeof code === 'string' ? code : name } };
+    return { status: failed, elapsedMilliseconds: performance.now() - started, data: { error: typeof code === 'string' ? code : name } };
   }
 }
 
-async function report(checks: Record<string, () => Promise<Record<string, unknown>>>) {
+type Check = () => Promise<Record<string, unknown>>;
+
+async function report(checks: Record<string, Check>, optional: Record<string, Check> = {}) {
   const started = performance.now();
   const results: Record<string, CheckResult> = {};
   for (const [name, check] of Object.entries(checks)) results[name] = await timed(check);
-  const status: Status = Object.values(results).every((r) => r.status === 'Healthy') ? 'Healthy' : 'Unhealthy';
+  for (const [name, check] of Object.entries(optional)) results[name] = await timed(check, 'Degraded');
+  const statuses = Object.values(results).map((r) => r.status);
+  const status: Status = statuses.includes('Unhealthy') ? 'Unhealthy' : statuses.includes('Degraded') ? 'Degraded' : 'Healthy';
   return { status, elapsedMilliseconds: performance.now() - started, results };
 }
 
@@ -79,6 +84,16 @@ export function healthRoutes(services: Services): Router {
   const router = Router();
   const { store, storageHealth, mailer } = services;
   const expectedMigrations = loadMigrations(store.provider).map((m) => m.name);
+  const { redis } = services;
+  // Without Redis the service still serves, its rate limits per replica only: degraded, not down.
+  const redisCheck: Record<string, Check> = redis
+    ? {
+        redis: async () => {
+          await redis.ping();
+          return {};
+        },
+      }
+    : {};
 
   // Probed every few seconds by load balancers: a fixed answer, nothing computed per request.
   mountRoute(router, services, httpHealthRoute, (_input, _req, res) => {
@@ -99,8 +114,8 @@ export function healthRoutes(services: Services): Router {
         if (missing.length > 0) throw Object.assign(new Error('schema out of date'), { name: 'PendingMigrations' });
         return { migrations: applied.length };
       },
-    });
-    res.status(body.status === 'Healthy' ? 200 : 503).json(body);
+    }, redisCheck);
+    res.status(body.status === 'Unhealthy' ? 503 : 200).json(body);
   });
 
   mountRoute(router, services, mailHealthRoute, async (_input, _req, res) => {

@@ -3,6 +3,7 @@ import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../sh
 import type { Db } from '../store';
 import { UNKNOWN_USER } from './eventTypes';
 import type { EventLog } from './events';
+import { AppIncarnations } from './incarnations';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
 export const PUBLIC_SCOPES = ['register', 'login'] as const;
@@ -29,6 +30,8 @@ export interface AuthenticatedKey {
   kind: KeyKind;
   keyId: string;
   scopes: Scope[];
+  /** The incarnation of the app the key was checked against. */
+  incarnation: string;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface AuthenticatedKey {
 export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'invalid' | 'locked' | 'deleting' };
 
 interface CacheEntry {
+  appId: string;
   check: KeyCheck;
   expires: number;
 }
@@ -45,7 +49,8 @@ interface CacheEntry {
 /**
  * Authenticates API keys. A hit in the short-lived cache costs one SHA-256; a miss costs two
  * indexed reads. Lock, unlock, delete and freeze in this process clear the cache at once; other
- * replicas (and the offline CLI) take effect within `ttlMs`. A wrong or locked key of an existing
+ * replicas (and the offline CLI) take effect within `ttlMs`, at once when a notification or a
+ * newer read (`incarnations`) says the app was re-created. A wrong or locked key of an existing
  * app leaves an event in that app's log.
  */
 export class ApiKeyAuthenticator {
@@ -55,6 +60,7 @@ export class ApiKeyAuthenticator {
     private readonly db: Db,
     /** Where failed uses are logged; none for an offline check. */
     private readonly events?: EventLog,
+    private readonly incarnations = new AppIncarnations(),
     private readonly ttlMs = 5000,
     private readonly maxEntries = 10_000,
   ) {}
@@ -66,11 +72,11 @@ export class ApiKeyAuthenticator {
     const now = Date.now();
     const cached = this.cache.get(digest);
     let check: KeyCheck;
-    if (cached && cached.expires > now) check = cached.check;
+    if (cached && cached.expires > now && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
     else {
       check = await this.lookup(parsed, digest);
       if (this.cache.size >= this.maxEntries) this.cache.clear();
-      this.cache.set(digest, { check, expires: now + this.ttlMs });
+      this.cache.set(digest, { appId: parsed.appId, check, expires: now + this.ttlMs });
     }
     if (!check.ok && check.reason !== 'unknown') this.recordFailure(parsed, check.reason);
     return check;
@@ -91,16 +97,24 @@ export class ApiKeyAuthenticator {
     this.cache.clear();
   }
 
+  /** Drops the cached checks of one app's keys. */
+  forgetApp(appId: string): void {
+    for (const [digest, entry] of this.cache) {
+      if (entry.appId === appId) this.cache.delete(digest);
+    }
+  }
+
   private async lookup(parsed: ParsedKey, digest: string): Promise<KeyCheck> {
     const row = await this.db.apiKey.findUnique({ where: { tenant_id: { tenant: parsed.appId, id: parsed.keyId } } });
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'invalid' };
     if (row.isLocked) return { ok: false, reason: 'locked' };
-    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true, keysFrozenForDeletion: true } });
+    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true, keysFrozenForDeletion: true, incarnation: true } });
     if (!app) return { ok: false, reason: 'unknown' };
+    this.incarnations.note(parsed.appId, app.incarnation);
     if (app.keysFrozenForDeletion) return { ok: false, reason: 'deleting' };
     if (app.frozen) return { ok: false, reason: 'locked' };
     const scopes = row.scopes.split(',').filter(Boolean) as Scope[];
-    return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes } };
+    return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes, incarnation: app.incarnation } };
   }
 }

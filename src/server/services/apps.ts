@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../http/problem';
 import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../http/validation';
@@ -169,6 +170,7 @@ export class AppsService {
         this.db.app.create({
           data: {
             id: appId,
+            incarnation: randomBytes(8).toString('hex'),
             adminEmail: input.adminEmail,
             plan,
             magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
@@ -192,6 +194,8 @@ export class AppsService {
       if (isUniqueViolation(error)) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
       throw error;
     }
+    // Caches here and (notified) on other replicas may hold what a previous app of this id left.
+    this.onAppChanged(appId);
     this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: input.adminEmail });
     return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
   }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { createLogger } from '../http/logger';
+import type { RedisConnection } from '../redis/connection';
 import type { Store } from '../store';
 import { AliasService } from './aliases';
 import { ApiKeyAuthenticator } from './apiKeys';
@@ -11,6 +12,8 @@ import { AuthConfigService } from './authConfigs';
 import { ChallengeStore } from './challenges';
 import { CredentialService } from './credentials';
 import { EventLog } from './events';
+import { AppIncarnations } from './incarnations';
+import { listenForAppChanges } from './appChangeFeed';
 import { MagicLinkService } from './magicLinks';
 import { createMailer, type Mailer } from './mailer';
 import { RegistrationService } from './registration';
@@ -34,6 +37,11 @@ export interface ServiceOptions {
    * minute); 0 = never on its own, only when `deletions.sweep()` is called (tests).
    */
   deletionSweepIntervalMs?: number;
+  /**
+   * Whether replicas on PostgreSQL tell each other of changed apps (LISTEN/NOTIFY); default true.
+   * Off only for tests of what holds without them.
+   */
+  appChangeNotifications?: boolean;
   /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates); default Date.now. For tests. */
   now?: () => number;
 }
@@ -59,6 +67,8 @@ export interface Services {
   deletions: AppDeletionService;
   mailer: Mailer;
   storageHealth: StorageHealth;
+  /** The shared counters of the rate limits, when REDIS_URL is set. */
+  redis: RedisConnection | undefined;
   /** Stops background work, writes what is buffered, and closes the store. */
   close(): Promise<void>;
 }
@@ -71,12 +81,31 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   let settings: AppSettingsCache | undefined;
   // Whether an app logs is read when a batch is written, from the cached settings.
   const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, { flushIntervalMs, now });
-  const keys = new ApiKeyAuthenticator(db, events);
-  const tokens = new TokenService(db, now);
-  const appChanged = (appId: string) => {
-    keys.invalidate();
+  const incarnations = new AppIncarnations();
+  const keys = new ApiKeyAuthenticator(db, events, incarnations);
+  const tokens = new TokenService(db, now, incarnations);
+  const forgetApp = (appId: string) => {
+    keys.forgetApp(appId);
     settings?.invalidate();
     tokens.forget(appId);
+    incarnations.forget(appId);
+  };
+  // Replicas on one PostgreSQL tell each other; a single SQLite process has no one to tell.
+  const feed =
+    store.provider === 'postgresql' && options.appChangeNotifications !== false
+      ? listenForAppChanges(config.databaseUrl, {
+          changed: forgetApp,
+          missed: () => {
+            keys.invalidate();
+            settings?.invalidate();
+            tokens.forgetAll();
+            incarnations.clear();
+          },
+        }, logger)
+      : undefined;
+  const appChanged = (appId: string) => {
+    forgetApp(appId);
+    feed?.publish(appId);
   };
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, appChanged);
   settings = new AppSettingsCache(apps);
@@ -84,6 +113,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
+  // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
+  const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, appChanged, now);
 
@@ -128,12 +159,15 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     deletions,
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
+    redis,
     async close() {
       for (const timer of timers) clearInterval(timer);
       await deletionSweep;
       await authConfigs.flushUsage().catch(warn('auth-config usage write'));
       await events.close();
       mailer.close();
+      await redis?.close();
+      await feed?.close();
       await store.close();
     },
   };

@@ -4,13 +4,17 @@ import { ApiError } from '../http/problem';
 import { appDeletedMeanwhile } from '../http/storeProblem';
 import { TOKEN_PREFIXES } from '../../shared/tokens';
 import type { Db } from '../store';
+import { AppIncarnations } from './incarnations';
 
 /**
  * Opaque tokens: `<prefix><base64url(JSON payload)>.<keyId>.<base64url(HMAC-SHA256)>`.
  *
  * Each app has its own random token keys; the MAC key is derived from one of them with HKDF
- * (info names the app), so a token is bound to its app, and the prefix is inside the MAC, so a
- * token of one kind cannot pose as another. Keys rotate weekly; every key younger than
+ * (info names the app and its incarnation), so a token is bound to one creation of its app, and
+ * the prefix is inside the MAC, so a token of one kind cannot pose as another. The payload
+ * carries the incarnation too (`inc`), checked on opening. Apps made before incarnations have an
+ * empty one: their tokens keep the original derivation and no `inc`, so tokens issued before an
+ * upgrade verify after it. Keys rotate weekly; every key younger than
  * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
  * does not already know.
  */
@@ -40,6 +44,8 @@ interface TokenKey {
 
 interface TenantKeys {
   keys: TokenKey[];
+  /** Undefined when the app does not exist. */
+  incarnation: string | undefined;
   loadedAt: number;
 }
 
@@ -48,6 +54,8 @@ export interface TokenEnvelope {
   app: string;
   /** Expiry, epoch milliseconds. */
   exp: number;
+  /** The app's incarnation; set by `issue`, absent for apps made before incarnations. */
+  inc?: string;
 }
 
 /** The largest epoch-millisecond value a Date can hold. */
@@ -59,7 +67,7 @@ export const payloadTime = () => z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS);
 /** A payload string that may reach a query or a column: PostgreSQL refuses NUL in text. */
 export const payloadText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain NUL');
 
-const envelopeShape = { app: z.string(), exp: payloadTime() };
+const envelopeShape = { app: z.string(), exp: payloadTime(), inc: z.string().optional() };
 
 /** The schema of a token payload: the envelope plus the fields of one kind of token. */
 export function tokenPayload<T extends z.ZodRawShape>(shape: T) {
@@ -78,8 +86,9 @@ const MALFORMED: Record<TokenKind, { code: 'invalid_token' | 'invalid_session'; 
   abort: { code: 'invalid_token', detail: 'The link does not carry a valid cancellation.' },
 };
 
-function deriveMacKey(tenant: string, material: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), `passwordless-token-v1:${tenant}`, 32));
+function deriveMacKey(tenant: string, incarnation: string, material: string): Buffer {
+  const info = incarnation === '' ? `passwordless-token-v1:${tenant}` : `passwordless-token-v2:${tenant}:${incarnation}`;
+  return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), info, 32));
 }
 
 function mac(key: Buffer, prefix: string, body: string): Buffer {
@@ -107,15 +116,20 @@ export class TokenService {
   constructor(
     private readonly db: Db,
     private readonly now: () => number = Date.now,
+    private readonly incarnations = new AppIncarnations(),
   ) {}
 
   private async load(tenant: string): Promise<TenantKeys> {
-    const rows = await this.db.tokenKey.findMany({ where: { tenant }, orderBy: { createdAt: 'desc' } });
+    const app = await this.db.app.findUnique({ where: { id: tenant }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+    const incarnation = app?.incarnation;
+    if (incarnation !== undefined) this.incarnations.note(tenant, incarnation);
     const entry: TenantKeys = {
-      keys: rows.map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(tenant, r.keyMaterial) })),
+      keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(tenant, incarnation ?? '', r.keyMaterial) })),
+      incarnation,
       loadedAt: this.now(),
     };
-    this.tenants.set(tenant, entry);
+    // An app that does not exist (yet) is not cached: it may be created a moment later.
+    if (incarnation !== undefined) this.tenants.set(tenant, entry);
     return entry;
   }
 
@@ -124,9 +138,16 @@ export class TokenService {
     this.tenants.delete(tenant);
   }
 
+  /** Drops every cached key (after missed notifications, nothing cached can be trusted). */
+  forgetAll(): void {
+    this.tenants.clear();
+  }
+
+  /** Cached keys, unless they are old or of an incarnation a newer read has replaced. */
   private async keysOf(tenant: string): Promise<TenantKeys> {
     const cached = this.tenants.get(tenant);
-    return cached && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
+    const current = cached?.incarnation === undefined || this.incarnations.isCurrent(tenant, cached.incarnation);
+    return cached && current && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
   }
 
   /**
@@ -134,7 +155,7 @@ export class TokenService {
    * the newest is a week old and pruning keys past retention. An app's very first key signs at
    * once (no token can exist that another replica would need an older key for).
    */
-  private async signingKey(tenant: string): Promise<TokenKey> {
+  private async signingKey(tenant: string): Promise<{ key: TokenKey; incarnation: string }> {
     let entry = await this.keysOf(tenant);
     if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) {
       entry = await this.load(tenant); // another replica may have rotated already
@@ -143,8 +164,8 @@ export class TokenService {
     const published = entry.keys.find((k) => this.now() - k.createdAt >= PUBLISH_DELAY_MS);
     const key = published ?? entry.keys[entry.keys.length - 1];
     // No key even after rotating: the app (and with it the key just made) was deleted meanwhile.
-    if (!key) throw appDeletedMeanwhile();
-    return key;
+    if (!key || entry.incarnation === undefined) throw appDeletedMeanwhile();
+    return { key, incarnation: entry.incarnation };
   }
 
   private async rotate(tenant: string): Promise<TenantKeys> {
@@ -153,16 +174,19 @@ export class TokenService {
     return this.load(tenant);
   }
 
-  private async verificationKey(tenant: string, keyId: number): Promise<TokenKey | undefined> {
-    const entry = await this.keysOf(tenant);
-    const found = entry.keys.find((k) => k.keyId === keyId);
-    if (found || this.now() - entry.loadedAt < 1000) return found;
-    return (await this.load(tenant)).keys.find((k) => k.keyId === keyId);
+  private async verificationKey(tenant: string, keyId: number): Promise<{ key: TokenKey | undefined; incarnation: string | undefined }> {
+    let entry = await this.keysOf(tenant);
+    let key = entry.keys.find((k) => k.keyId === keyId);
+    if (!key && this.now() - entry.loadedAt >= 1000) {
+      entry = await this.load(tenant);
+      key = entry.keys.find((k) => k.keyId === keyId);
+    }
+    return { key, incarnation: entry.incarnation };
   }
 
   async issue<T extends TokenEnvelope>(kind: TokenKind, payload: T): Promise<string> {
-    const key = await this.signingKey(payload.app);
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const { key, incarnation } = await this.signingKey(payload.app);
+    const body = Buffer.from(JSON.stringify(incarnation === '' ? payload : { ...payload, inc: incarnation })).toString('base64url');
     return `${PREFIX[kind]}${body}.${key.keyId}.${mac(key.macKey, PREFIX[kind], body).toString('base64url')}`;
   }
 
@@ -188,7 +212,7 @@ export class TokenService {
     if (parts.length !== 3 || !/^[A-Za-z0-9_-]+$/.test(body) || !/^\d{1,10}$/.test(keyIdText) || !/^[A-Za-z0-9_-]{43}$/.test(macText)) {
       throw new ApiError('invalid_token_format');
     }
-    const key = await this.verificationKey(tenant, Number(keyIdText));
+    const { key, incarnation } = await this.verificationKey(tenant, Number(keyIdText));
     const expected = key ? mac(key.macKey, prefix, body) : undefined;
     const given = Buffer.from(macText, 'base64url');
     if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
@@ -203,7 +227,7 @@ export class TokenService {
       throw new ApiError('invalid_token_format');
     }
     const envelope = tokenPayload({}).safeParse(json);
-    if (!envelope.success || envelope.data.app !== tenant) throw new ApiError('invalid_token');
+    if (!envelope.success || envelope.data.app !== tenant || (envelope.data.inc ?? '') !== incarnation) throw new ApiError('invalid_token');
     const overdueMs = this.now() - envelope.data.exp;
     if (overdueMs > 0) {
       throw new ApiError('expired_token', { title: `The token expired ${humanizeSeconds(Math.max(1, Math.floor(overdueMs / 1000)))} ago.` });

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import type { HotPath } from './hotPath';
@@ -38,7 +39,17 @@ export interface Store {
   ping(): Promise<void>;
   /** Names of the migrations recorded as applied. */
   appliedMigrations(): Promise<string[]>;
+  /** The connection pool's state, where the driver has a pool (PostgreSQL); for metrics. */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 export function providerOf(databaseUrl: string): Provider {
@@ -73,7 +84,9 @@ export function openStore(databaseUrl: string): Store {
       },
     };
   }
-  const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: PRISMA_POOL_MAX }) });
+  // Prisma's pool is ours (not the adapter's) so that its state can be read for metrics.
+  const pool = new Pool({ connectionString: databaseUrl, max: PRISMA_POOL_MAX });
+  const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   const hot = openPostgresHotPath(databaseUrl, HOT_POOL_MAX);
   return {
     provider: 'postgresql',
@@ -84,9 +97,11 @@ export function openStore(databaseUrl: string): Store {
       await client.$queryRawUnsafe('SELECT 1');
     },
     appliedMigrations: () => appliedMigrations(client),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
       await hot.close();
       await client.$disconnect();
+      if (!pool.ended) await pool.end();
     },
   };
 }

@@ -1,0 +1,87 @@
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { LimitName } from '../http/rateLimits';
+import type { PoolStats } from '../store';
+
+/** The endpoints whose outcome is a ceremony's: each generation, at `/` and under `/api`. */
+const CEREMONY = /^(?:\/+api)?(?:\/+v3)?\/+(register\/complete|signin\/complete|signin\/verify)\/*$/i;
+const CEREMONY_LABELS: Record<string, string> = { 'register/complete': 'register_complete', 'signin/complete': 'signin_complete', 'signin/verify': 'signin_verify' };
+
+export interface Metrics {
+  registry: Registry;
+  /** Counts and times every request, by route pattern and status. */
+  track: RequestHandler;
+  rateLimited(limit: LimitName): void;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (several services may share a
+ * process in tests). Labels come only from fixed sets: a route's pattern (never the path with its
+ * ids), the method, the status, an error code of the dictionary. Nothing a client sends, no key,
+ * token or alias, becomes a label.
+ */
+export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'passwordless_' });
+
+  const requests = new Counter({
+    name: 'passwordless_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'passwordless_http_request_duration_seconds',
+    help: 'Time from receiving a request to finishing its answer, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const ceremonies = new Counter({
+    name: 'passwordless_ceremony_outcomes_total',
+    help: "Outcomes of register/complete, signin/complete and signin/verify: 'success' or the problem's errorCode.",
+    labelNames: ['ceremony', 'outcome'] as const,
+    registers: [registry],
+  });
+  const refusals = new Counter({
+    name: 'passwordless_rate_limit_refusals_total',
+    help: 'Requests refused with 429 by a rate limit.',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const { poolStats } = options;
+  if (poolStats) {
+    new Gauge({
+      name: 'passwordless_db_pool_connections',
+      help: 'Database connections of the pool by state (total, idle), and queries waiting for one (waiting).',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const stats = poolStats();
+        this.set({ state: 'total' }, stats.total);
+        this.set({ state: 'idle' }, stats.idle);
+        this.set({ state: 'waiting' }, stats.waiting);
+      },
+    });
+  }
+
+  const track: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      // The pattern of the route that answered; a request no route took (unknown path, refused before routing) is "none".
+      const route = (req.route as { path?: unknown } | undefined)?.path;
+      const label = typeof route === 'string' ? route : 'none';
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      requests.inc({ method: req.method, route: label, status: res.statusCode });
+      duration.observe({ method: req.method, route: label }, seconds);
+      const ceremony = CEREMONY.exec(req.originalUrl.split('?', 1)[0]);
+      if (ceremony && req.method === 'POST') {
+        const outcome = res.statusCode < 400 ? 'success' : ((res.locals.errorCode as string | undefined) ?? String(res.statusCode));
+        ceremonies.inc({ ceremony: CEREMONY_LABELS[ceremony[1].toLowerCase()], outcome });
+      }
+    });
+    next();
+  };
+
+  return { registry, track, rateLimited: (limit) => refusals.inc({ limit }) };
+}

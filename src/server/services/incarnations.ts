@@ -1,0 +1,29 @@
+/**
+ * What this process last read from the database about each app's incarnation. Every read of an
+ * app's keys or token keys records it; a cached key check or token key set of another incarnation
+ * is then stale and read again. So once a replica has seen any request of a re-created app, the
+ * old app's cached keys and tokens fail there at once, without a round trip per request.
+ */
+export class AppIncarnations {
+  private readonly latest = new Map<string, string>();
+
+  note(appId: string, incarnation: string): void {
+    if (this.latest.size >= 100_000) this.latest.clear();
+    this.latest.set(appId, incarnation);
+  }
+
+  /** False only when a newer read found another incarnation. */
+  isCurrent(appId: string, incarnation: string): boolean {
+    const latest = this.latest.get(appId);
+    return latest === undefined || latest === incarnation;
+  }
+
+  /** The app changed or went away (here or, told by a notification, on another replica). */
+  forget(appId: string): void {
+    this.latest.delete(appId);
+  }
+
+  clear(): void {
+    this.latest.clear();
+  }
+}
