@@ -67,6 +67,9 @@ export function openStore(databaseUrl: string): Store {
   }
   // The pool is ours (not the adapter's) so that its state can be read for metrics.
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  // An idle connection the server ends (restart, terminated backend) is dropped by the pool and
+  // replaced on the next query; without a listener its error would be thrown at the process.
+  pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   return {
     provider: 'postgresql',
