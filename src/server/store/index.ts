@@ -86,6 +86,9 @@ export function openStore(databaseUrl: string): Store {
   }
   // Prisma's pool is ours (not the adapter's) so that its state can be read for metrics.
   const pool = new Pool({ connectionString: databaseUrl, max: PRISMA_POOL_MAX });
+  // An idle connection the server ends (restart, terminated backend) is dropped by the pool and
+  // replaced on the next query; without a listener its error would be thrown at the process.
+  pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   const hot = openPostgresHotPath(databaseUrl, HOT_POOL_MAX);
   return {
