@@ -46,7 +46,7 @@ function splitOnce(value: string, separator: string): [string, string | undefine
 function apiRouter(services: Services, metrics: Metrics): express.Router {
   const router = express.Router();
   router.use(healthRoutes(services));
-  router.use(metricsRoutes(metrics, services.config.metricsToken));
+  router.use(metricsRoutes(services, metrics));
   router.use(adminRoutes(services));
   router.use(registerRoutes(services));
   router.use(signinRoutes(services));

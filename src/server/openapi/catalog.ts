@@ -11,6 +11,7 @@ import { legacyDeleteCredentialRoute, legacyListCredentialsRoute } from '../rout
 import { legacyRegisterTokenRoute } from '../routes/legacy/register';
 import { legacySigninVerifyRoute } from '../routes/legacy/signin';
 import { sendMagicLinkRoute } from '../routes/magic-links';
+import { metricsRoute } from '../routes/metrics';
 import * as register from '../routes/register';
 import * as signin from '../routes/signin';
 import * as users from '../routes/users';
@@ -27,6 +28,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   httpHealthRoute,
   storageHealthRoute,
   mailHealthRoute,
+  metricsRoute,
   ...routesOf(admin),
   ...routesOf(register),
   ...routesOf(signin),

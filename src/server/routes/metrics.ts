@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
+import { mountRoute } from '../http/mountRoute';
 import { ApiError } from '../http/problem';
 import type { Metrics } from '../metrics/metrics';
+import { defineRoute } from '../openapi/routeSpec';
+import type { Services } from '../services';
 
-/** `GET /metrics` answers the Prometheus text exposition format (text/plain; version=0.0.4). */
-export const METRICS_PATHS = ['/metrics'] as const;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
@@ -21,13 +22,23 @@ function requireMetricsToken(token: string | undefined): RequestHandler {
   };
 }
 
-export function metricsRoutes(metrics: Metrics, token: string | undefined): Router {
+export const metricsRoute = defineRoute({
+  method: 'get',
+  path: '/metrics',
+  operationId: 'metrics',
+  summary: 'Prometheus metrics (text exposition format).',
+  description: 'With METRICS_TOKEN set, `Authorization: Bearer <METRICS_TOKEN>` is required (401 problem `metrics_token` otherwise).',
+  tag: 'health',
+  responses: { 200: { description: 'Prometheus text format, version 0.0.4.', contentType: 'text/plain' } },
+});
+
+export function metricsRoutes(services: Services, metrics: Metrics): Router {
   const router = Router();
-  router.get('/metrics', requireMetricsToken(token), async (_req, res) => {
+  mountRoute(router, services, metricsRoute, async (_input, _req, res) => {
     const body = await metrics.registry.metrics();
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.setHeader('Cache-Control', 'no-store');
     res.end(body);
-  });
+  }, { before: [requireMetricsToken(services.config.metricsToken)] });
   return router;
 }
