@@ -146,5 +146,14 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
     ['private_ip', limits.privatePerIp, byIp],
     ['private_app', limits.privatePerApp, claimedApp('apisecret')],
   ]);
-  return router;
+
+  // Most requests carry no ApiSecret and go to no limited endpoint (health probes, the document,
+  // the management API): they pass without being matched against each of the router's layers.
+  // Express matches case-insensitively, and a `use` path also matches below itself.
+  const limitedPaths = everywhere([...PUBLIC_PATHS, ...PRIVATE_PATHS]).map((path) => path.toLowerCase());
+  const isLimited = (path: string) => {
+    const lower = path.toLowerCase();
+    return limitedPaths.some((limited) => lower === limited || lower.startsWith(`${limited}/`));
+  };
+  return (req, res, next) => (hasSecret(req) || isLimited(req.path) ? router(req, res, next) : next());
 }
