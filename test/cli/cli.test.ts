@@ -15,7 +15,8 @@ import { MANAGEMENT_KEY } from '../support/testService';
 const ROOT = join(__dirname, '..', '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const TMP = join(ROOT, '.test-tmp');
-const CLI_TIMEOUT_MS = 30_000;
+// A test runs up to ten CLI processes, each loading Prisma: 2.5 to 6 s apiece on a loaded 2-core machine.
+const CLI_TIMEOUT_MS = 90_000;
 
 type CliResult = ChildResult;
 
