@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseKey, type ApiKeyAuthenticator, type AuthenticatedKey, type KeyCheck, type Scope } from '../services/apiKeys';
+import { configuredSecret } from './configuredSecret';
 import { ApiError } from './problem';
 
 export type KeyHeader = 'ApiSecret' | 'ApiKey';
@@ -72,18 +72,16 @@ export function requireKey(authenticator: ApiKeyAuthenticator, header: KeyHeader
   };
 }
 
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
-
 /** The management API: a constant-time comparison against MANAGEMENT_KEY; unset refuses everything. */
 export function requireManagementKey(managementKey: string | undefined): RequestHandler {
-  const expected = managementKey === undefined ? undefined : sha256(managementKey);
+  const matches = configuredSecret(managementKey);
   return (req, _res, next) => {
-    if (expected === undefined) {
+    if (matches === undefined) {
       throw unauthorized('ManagementKey', 'The management API is disabled on this server: set MANAGEMENT_KEY to enable it.');
     }
     const value = headerValue(req, 'ManagementKey');
     if (value === undefined) throw unauthorized('ManagementKey', "A valid 'ManagementKey' header is required.");
-    if (!timingSafeEqual(sha256(value), expected)) throw unauthorized('ManagementKey', "The value of your 'ManagementKey' is not valid.");
+    if (!matches(value)) throw unauthorized('ManagementKey', "The value of your 'ManagementKey' is not valid.");
     next();
   };
 }

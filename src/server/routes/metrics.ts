@@ -1,21 +1,18 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
 import { mountRoute } from '../http/mountRoute';
+import { configuredSecret } from '../http/configuredSecret';
 import { ApiError } from '../http/problem';
 import type { Metrics } from '../metrics/metrics';
 import { defineRoute } from '../openapi/routeSpec';
 import type { Services } from '../services';
 
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
-
 /** With METRICS_TOKEN set, `Authorization: Bearer <token>`, compared in constant time; unset, open. */
 function requireMetricsToken(token: string | undefined): RequestHandler {
-  const expected = token === undefined ? undefined : sha256(token);
+  const matches = configuredSecret(token);
   return (req, _res, next) => {
-    if (!expected) return next();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (!match || !timingSafeEqual(sha256(match[1]), expected)) {
+    if (!matches) return next();
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!bearer || !matches(bearer[1])) {
       throw new ApiError('metrics_token', { headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } });
     }
     next();
