@@ -10,10 +10,28 @@ const json = { 'content-type': 'application/json' };
 const MINT_CONCURRENCY = 32;
 const MAX_POOL = 400_000;
 
-/** One autocannon run; the numbers run.mjs reports. */
+/** CPU time (user + system) a process has used so far, ms; undefined without /proc. */
+function cpuMsOf(pid) {
+  try {
+    // Fields 14 and 15 of /proc/PID/stat, after the parenthesised command name, in clock ticks (100 per second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One autocannon run; the numbers run.mjs reports. The server's CPU time per request is beside
+ * the rate: when another process takes the core, the rate drops but the CPU per request does not.
+ */
 async function measure(target, requests, seconds, connections) {
+  const cpuBefore = target.pid ? cpuMsOf(target.pid) : undefined;
   const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
+  const cpuAfter = target.pid ? cpuMsOf(target.pid) : undefined;
+  const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   return {
+    cpuUsPerRequest: cpuMs === undefined || result.requests.total === 0 ? undefined : (cpuMs * 1000) / result.requests.total,
     seconds,
     requestsPerSecond: result.requests.average,
     total: result.requests.total,

@@ -124,6 +124,7 @@ function summarise(runs) {
     p50: median(runs.map((r) => r.p50)),
     p99: median(runs.map((r) => r.p99)),
     p999: median(runs.map((r) => r.p999)),
+    cpuUsPerRequest: median(runs.map((r) => r.cpuUsPerRequest ?? Number.NaN)),
     non2xx: runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
     runs,
   };
@@ -132,7 +133,7 @@ function summarise(runs) {
 async function measure(loader, scenario, target, runs = RUNS, warmupSeconds = WARMUP_SECONDS, runSeconds = RUN_SECONDS) {
   log(`  ${scenario.name} ...`);
   const result = summarise(await loader.run({ scenario, target, warmupSeconds, runs, runSeconds, connections: CONNECTIONS }));
-  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
   return { name: scenario.name, ...result };
 }
 
@@ -185,13 +186,13 @@ async function main() {
     const hello = { kind: 'get', path: '/' };
     const echo = { kind: 'echo', path: '/echo' };
     log('baselines:');
-    if (wanted('B0')) baselines.B0 = await withServer('B0', 'bench/baselines/nodeHello.mjs', {}, '/', (s) => measure(loader, { name: 'B0 node:http hello', ...hello }, { url: s.url }));
-    if (wanted('B1')) baselines.B1 = await withServer('B1', 'bench/baselines/expressHello.mjs', {}, '/', (s) => measure(loader, { name: 'B1 Express hello', ...hello }, { url: s.url }));
-    if (wanted('B2')) baselines.B2 = await withServer('B2', 'bench/baselines/expressEcho.mjs', {}, '/nothing', (s) => measure(loader, { name: 'B2 Express JSON echo', ...echo }, { url: s.url }));
+    if (wanted('B0')) baselines.B0 = await withServer('B0', 'bench/baselines/nodeHello.mjs', {}, '/', (s) => measure(loader, { name: 'B0 node:http hello', ...hello }, { url: s.url, pid: s.pid }));
+    if (wanted('B1')) baselines.B1 = await withServer('B1', 'bench/baselines/expressHello.mjs', {}, '/', (s) => measure(loader, { name: 'B1 Express hello', ...hello }, { url: s.url, pid: s.pid }));
+    if (wanted('B2')) baselines.B2 = await withServer('B2', 'bench/baselines/expressEcho.mjs', {}, '/nothing', (s) => measure(loader, { name: 'B2 Express JSON echo', ...echo }, { url: s.url, pid: s.pid }));
     if (wanted('B3')) {
       const env = { HARNESS_DB: join(tmp, 'harness.db'), HARNESS_CREDENTIALS: credentialsFile };
       baselines.B3 = await withServer('B3', 'bench/baselines/signinHarness.mjs', env, '/nothing', (s) =>
-        measure(loader, { name: 'B3 bare sign-in harness', kind: 'signin', harness: true }, { url: s.url, credentialsFile }),
+        measure(loader, { name: 'B3 bare sign-in harness', kind: 'signin', harness: true }, { url: s.url, pid: s.pid, credentialsFile }),
       );
     }
 
@@ -201,7 +202,7 @@ async function main() {
     // comes from one address, far above the per-address defaults.
     const unreachable = '100000000';
     const limits = Object.fromEntries(['PUBLIC_PER_IP', 'PUBLIC_PER_APP', 'PRIVATE_PER_IP', 'PRIVATE_PER_APP', 'AUTH_FAILURES_PER_IP', 'AUTH_FAILURES_PER_APP'].map((name) => [`RATE_LIMIT_${name}`, unreachable]));
-    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits };
+    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits, ...JSON.parse(process.env.BENCH_EXTRA_ENV ?? '{}') };
     await withServer('service', 'dist/cli.js', env, '/health/http', async (service) => {
       const created = await fetch(`${service.url}/admin/apps/bench/create`, {
         method: 'POST',
@@ -210,7 +211,7 @@ async function main() {
       });
       if (!created.ok) throw new Error(`creating the app: ${created.status} ${await created.text()}`);
       const app = await created.json();
-      const target = { url: service.url, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile };
+      const target = { url: service.url, pid: service.pid, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile };
       await seedCredentials(databaseUrl, { tenant: 'bench', signers, count: SMALL, rpId: RPID, origin: ORIGIN });
       memory.startMb = rssOf(service.pid);
 
@@ -283,10 +284,10 @@ function report({ baselines, results, memory }) {
 
   const pad = (v, n) => String(v).padStart(n);
   const lines = [
-    `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs   ${pad('ratio', 6)}  target`,
+    `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('cpu µs', 8)}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs   ${pad('ratio', 6)}  target`,
     ...rows.map(
       (r) =>
-        `${r.name.padEnd(30)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(4)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}  ${r.target ?? ''}`,
+        `${r.name.padEnd(30)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(Number.isFinite(r.cpuUsPerRequest) ? Math.round(r.cpuUsPerRequest) : '', 8)}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(4)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}  ${r.target ?? ''}`,
     ),
     '',
     `RSS: ${memory.startMb?.toFixed(0)} MB at start, ${memory.afterMb?.toFixed(0)} MB after the scenarios${memory.afterSoakMb ? `, ${memory.afterSoakMb.toFixed(0)} MB after a ${SOAK_SECONDS} s soak` : ''}` +

@@ -2,7 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import type { Logger } from 'pino';
 import { accessLog } from './http/accessLog';
 import { jsonBody, requestProblem } from './http/body';
-import { PUBLIC_PATHS, publicCors } from './http/cors';
+import { publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
 import { rateLimits } from './http/rateLimits';
 import { createMetrics, type Metrics } from './metrics/metrics';
@@ -99,7 +99,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
-  app.use([...PUBLIC_PATHS, ...PUBLIC_PATHS.map((p) => `/api${p}`)], publicCors);
+  app.use(publicCors);
   app.use(rateLimits({ limits: services.config.rateLimits, redis: services.redis, redisKeyPrefix: services.config.redisKeyPrefix, logger, onRefused: metrics.rateLimited }));
   app.use(jsonBody);
   const api = apiRouter(services, metrics);

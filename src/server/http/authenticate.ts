@@ -2,6 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { parseKey, type ApiKeyAuthenticator, type AuthenticatedKey, type KeyCheck, type Scope } from '../services/apiKeys';
 import { configuredSecret } from './configuredSecret';
 import { ApiError } from './problem';
+import { countAuthFailure } from './rateLimits';
 
 export type KeyHeader = 'ApiSecret' | 'ApiKey';
 
@@ -58,10 +59,14 @@ export function requireKey(authenticator: ApiKeyAuthenticator, header: KeyHeader
     const value = headerValue(req, header);
     const parsed = value === undefined ? undefined : parseKey(value);
     if (value === undefined || !parsed || parsed.kind !== kind) {
+      await countAuthFailure(res);
       throw unauthorized(header, describeBadKey(header, value, headerValue(req, OTHER[header]) !== undefined));
     }
     const check = await authenticator.check(value);
-    if (!check.ok) throw unauthorized(header, REFUSED[check.reason](header));
+    if (!check.ok) {
+      await countAuthFailure(res);
+      throw unauthorized(header, REFUSED[check.reason](header));
+    }
     if (scope && !check.key.scopes.includes(scope)) {
       throw new ApiError('forbidden', {
         detail: `You are unable to access this resource because you do not have the required permissions. Required scopes: ${scope}`,

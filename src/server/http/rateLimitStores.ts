@@ -64,36 +64,3 @@ class RecoveringRedisStore implements Store {
 export function limitStore(name: string, redis: RedisConnection | undefined, prefix: string): Store {
   return redis ? new RecoveringRedisStore(redis, `${prefix}rl:${name}:`) : new MemoryStore();
 }
-
-/**
- * Counts failures instead of requests. The limiter only reads the count (as if this request were
- * one more failure), so that a client over the limit is refused before its key is even checked;
- * `count` adds one once a request has failed.
- */
-export class FailureStore implements Store {
-  private windowMs = 60_000;
-
-  constructor(private readonly inner: Store) {}
-
-  init(options: Options): void | Promise<void> {
-    this.windowMs = options.windowMs;
-    return this.inner.init?.(options);
-  }
-
-  async increment(key: string): Promise<ClientRateLimitInfo> {
-    const info = await this.inner.get!(key);
-    const failures = info && Number.isFinite(info.totalHits) ? info.totalHits : 0;
-    const resetTime = failures > 0 && info?.resetTime ? info.resetTime : new Date(Date.now() + this.windowMs);
-    return { totalHits: failures + 1, resetTime };
-  }
-
-  decrement(): void {}
-
-  resetKey(key: string): Promise<void> | void {
-    return this.inner.resetKey(key);
-  }
-
-  async count(key: string): Promise<void> {
-    await this.inner.increment(key);
-  }
-}

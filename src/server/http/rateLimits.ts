@@ -1,18 +1,16 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { rateLimit, ipKeyGenerator, type Store } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { RateLimits } from '../config';
 import type { RedisConnection } from '../redis/connection';
 import { parseKey } from '../../shared/apiKeys';
-import { PUBLIC_PATHS, publicCors } from './cors';
+import { isPublicPath } from './cors';
+import { endpointSet } from './endpointSet';
 import { ApiError } from './problem';
-import { FailureStore, limitStore } from './rateLimitStores';
+import { limitStore } from './rateLimitStores';
 
 /** The endpoints a backend calls with its ApiSecret that cost the most or send mail. */
-const PRIVATE_PATHS = ['/signin/verify', '/signin/generate-token', '/magic-links/send'];
-/** Each generation of the API, at `/` and under `/api`. */
-const PREFIXES = ['', '/api', '/v3', '/api/v3'];
-const everywhere = (paths: string[]) => PREFIXES.flatMap((prefix) => paths.map((path) => prefix + path));
+const isPrivateLimitedPath = endpointSet(['/signin/verify', '/signin/generate-token', '/magic-links/send']);
 
 export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app';
 
@@ -25,20 +23,6 @@ export interface RateLimitOptions {
   onRefused?: (limit: LimitName) => void;
 }
 
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
-  return typeof value === 'string' ? value.trim() : undefined;
-}
-
-/** The client address as Express sees it under TRUST_PROXY; IPv6 clients count per /56. */
-const byIp = (req: Request) => ipKeyGenerator(req.ip ?? 'unknown');
-
-/** The app a key header claims (not yet authenticated: these limits run before the key is checked). */
-const claimedApp = (name: 'apikey' | 'apisecret') => (req: Request) => {
-  const value = header(req, name);
-  return value === undefined ? undefined : parseKey(value)?.appId;
-};
-
 const SCOPES: Record<LimitName, string> = {
   public_ip: 'from this address',
   public_app: 'for this app',
@@ -48,27 +32,85 @@ const SCOPES: Record<LimitName, string> = {
   auth_failures_app: 'with a wrong ApiSecret for this app',
 };
 
+/** What a request is counted by: its client address, or the app its key header claims. */
+type KeyOf = 'ip' | 'apikey' | 'apisecret';
+
+interface Limit {
+  name: LimitName;
+  limit: number;
+  keyOf: KeyOf;
+  store: Store;
+}
+
+interface Counted {
+  limit: Limit;
+  /** This request's hits in the window, itself included. */
+  hits: number;
+  resetTime: Date | undefined;
+}
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value.trim() : undefined;
+}
+
+/** The client address as Express sees it under TRUST_PROXY (IPv6 clients count per /56), or the app a key header claims (not yet authenticated). */
+function keyFor(req: Request, keyOf: KeyOf): string | undefined {
+  if (keyOf === 'ip') return ipKeyGenerator(req.ip ?? 'unknown');
+  const value = header(req, keyOf);
+  return value === undefined ? undefined : parseKey(value)?.appId;
+}
+
+const NONE: Limit[] = [];
+const FAILURE_KEYS = 'rateLimitFailureKeys';
+
+/**
+ * Counts a refused key against the failure limits this request passed (if it carried an
+ * ApiSecret). Awaited before the refusal is answered, so that the client's next request, on any
+ * replica, already sees it.
+ */
+export async function countAuthFailure(res: Response): Promise<void> {
+  const counted = res.locals[FAILURE_KEYS] as [Limit, string][] | undefined;
+  if (!counted) return;
+  await Promise.all(counted.map(([limit, key]) => Promise.resolve(limit.store.increment(key)).catch(() => undefined)));
+}
+
 /**
  * Per client IP and per app limits on the public ceremony endpoints, on verify, generate-token
  * and magic-links/send, and on failed ApiSecret authentications (counted per IP and per claimed
  * app; over the limit, a request is refused before its key is checked). Counters live in Redis
  * when REDIS_URL is set, so every replica enforces the same limits; if Redis is unreachable the
  * requests are served unlimited (the connection logs the outage once).
+ *
+ * express-rate-limit's stores keep the counters; its middleware is not used, because a request
+ * passes up to four limits and four middleware passes cost a fifth of a register/token. Here a
+ * request's limits are looked up once and counted together (one Redis round trip).
  */
 export function rateLimits(options: RateLimitOptions): RequestHandler {
   const { limits, redis, redisKeyPrefix, logger, onRefused } = options;
-  const router = Router();
-  if (!limits.enabled) return router;
-  // The library's own misconfiguration checks (ERR_ERL_*) are worth a warning; store failures are
-  // expected during a Redis outage, which the connection reports once, so per request they are noise.
+  if (!limits.enabled) return (_req, _res, next) => next();
+
+  const windowSeconds = Math.round(limits.windowMs / 1000);
+  // Store failures are expected during a Redis outage, which the connection reports once; the
+  // stores' own misconfiguration checks (ERR_ERL_*) are worth a warning.
   const misconfiguration = (error: unknown) => {
     const code = (error as { code?: unknown } | undefined)?.code;
     if (typeof code === 'string' && code.startsWith('ERR_ERL_')) logger.warn({ code }, 'rate limiter misconfigured');
   };
-  const quiet = { warn: misconfiguration, error: misconfiguration };
+  const storeOptions = { windowMs: limits.windowMs } as Options;
+  const limitsOf = (...wanted: [LimitName, number, KeyOf][]): Limit[] =>
+    wanted
+      .filter(([, limit]) => limit > 0)
+      .map(([name, limit, keyOf]) => {
+        const store = limitStore(name, redis, redisKeyPrefix);
+        Promise.resolve(store.init?.(storeOptions)).catch(misconfiguration);
+        return { name, limit, keyOf, store };
+      });
+  // Only read before the key is checked (as if this request were one more failure); countAuthFailure adds one.
+  const failureLimits = limitsOf(['auth_failures_ip', limits.authFailuresPerIp, 'ip'], ['auth_failures_app', limits.authFailuresPerApp, 'apisecret']);
+  const publicLimits = limitsOf(['public_ip', limits.publicPerIp, 'ip'], ['public_app', limits.publicPerApp, 'apikey']);
+  const privateLimits = limitsOf(['private_ip', limits.privatePerIp, 'ip'], ['private_app', limits.privatePerApp, 'apisecret']);
 
-  const windowSeconds = Math.round(limits.windowMs / 1000);
-  const infoOf = (req: Request, name: LimitName) => (req as unknown as Record<string, { limit: number; remaining: number; resetTime?: Date } | undefined>)[`rateLimit_${name}`];
   const secondsUntil = (reset: Date | undefined) => Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + limits.windowMs) - Date.now()) / 1000));
   /** The draft-7 headers (RateLimit, RateLimit-Policy) of one limit. */
   const announce = (res: Response, limit: number, remaining: number, reset: Date | undefined) => {
@@ -76,84 +118,69 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
     res.setHeader('RateLimit', `limit=${limit}, remaining=${remaining}, reset=${secondsUntil(reset)}`);
   };
 
-  const limiter = (name: LimitName, limit: number, key: (req: Request) => string | undefined, store?: Store) =>
-    rateLimit({
-      windowMs: limits.windowMs,
-      limit,
-      store: store ?? limitStore(name, redis, redisKeyPrefix),
-      // Headers are written below: a request passes several limits, and the client should see the tightest.
-      standardHeaders: false,
-      legacyHeaders: false,
-      passOnStoreError: true,
-      requestPropertyName: `rateLimit_${name}`,
-      skip: (req) => key(req) === undefined,
-      keyGenerator: (req) => key(req)!,
-      logger: quiet,
-      // Whether X-Forwarded-For is believed is TRUST_PROXY's decision, documented; no warnings about it.
-      validate: { xForwardedForHeader: false, trustProxy: false, forwardedHeader: false, keyGeneratorIpFallback: false },
-      handler: (req, res, next) => {
-        const reset = infoOf(req, name)?.resetTime;
-        res.setHeader('Retry-After', String(secondsUntil(reset)));
-        announce(res, limit, 0, reset);
-        onRefused?.(name);
-        next(new ApiError('rate_limited', { detail: `More than ${limit} requests in ${windowSeconds} s ${SCOPES[name]}. Try again after the time in Retry-After.` }));
-      },
-    });
-
-  /** Endpoint limits: the headers of whichever has the fewest requests left. */
-  const endpointLimits = (paths: string[], limited: [LimitName, number, (req: Request) => string | undefined][]) => {
-    const active = limited.filter(([, limit]) => limit > 0);
-    if (active.length === 0) return;
-    for (const [name, limit, key] of active) router.use(paths, limiter(name, limit, key));
-    router.use(paths, (req, res, next) => {
-      let tightest: { limit: number; remaining: number; resetTime?: Date } | undefined;
-      for (const [name] of active) {
-        const info = infoOf(req, name);
-        if (info && (!tightest || info.remaining < tightest.remaining)) tightest = info;
+  /** The request's count under one limit; undefined when the store failed (the request is then served). */
+  const count = async (limit: Limit, key: string, failures: boolean): Promise<Counted | undefined> => {
+    try {
+      if (!failures) {
+        const info = await limit.store.increment(key);
+        return { limit, hits: info.totalHits, resetTime: info.resetTime };
       }
-      if (tightest) announce(res, tightest.limit, tightest.remaining, tightest.resetTime);
+      const info: ClientRateLimitInfo | undefined = await limit.store.get!(key);
+      const previous = info && Number.isFinite(info.totalHits) ? info.totalHits : 0;
+      return { limit, hits: previous + 1, resetTime: previous > 0 ? info?.resetTime : undefined };
+    } catch {
+      return undefined;
+    }
+  };
+
+  const check = async (req: Request, res: Response, failures: Limit[], endpoint: Limit[]): Promise<void> => {
+    const keys = new Map<KeyOf, string | undefined>();
+    const keyOf = (limit: Limit) => {
+      if (!keys.has(limit.keyOf)) keys.set(limit.keyOf, keyFor(req, limit.keyOf));
+      return keys.get(limit.keyOf);
+    };
+    const pending: Promise<Counted | undefined>[] = [];
+    const failureKeys: [Limit, string][] = [];
+    for (const limit of failures) {
+      const key = keyOf(limit);
+      if (key === undefined) continue;
+      failureKeys.push([limit, key]);
+      pending.push(count(limit, key, true));
+    }
+    for (const limit of endpoint) {
+      const key = keyOf(limit);
+      if (key !== undefined) pending.push(count(limit, key, false));
+    }
+    const counted = await Promise.all(pending);
+
+    // The first limit exceeded refuses (failures first: a guesser learns nothing more).
+    const refusing = counted.find((c) => c !== undefined && c.hits > c.limit.limit);
+    if (refusing) {
+      const { name, limit } = refusing.limit;
+      res.setHeader('Retry-After', String(secondsUntil(refusing.resetTime)));
+      announce(res, limit, 0, refusing.resetTime);
+      onRefused?.(name);
+      throw new ApiError('rate_limited', { detail: `More than ${limit} requests in ${windowSeconds} s ${SCOPES[name]}. Try again after the time in Retry-After.` });
+    }
+    // Endpoint limits announce whichever has the fewest requests left.
+    let tightest: { limit: number; remaining: number; resetTime?: Date } | undefined;
+    for (const c of counted.slice(failureKeys.length)) {
+      if (c === undefined) continue;
+      const remaining = Math.max(0, c.limit.limit - c.hits);
+      if (!tightest || remaining < tightest.remaining) tightest = { limit: c.limit.limit, remaining, resetTime: c.resetTime };
+    }
+    if (tightest) announce(res, tightest.limit, tightest.remaining, tightest.resetTime);
+    if (failureKeys.length > 0) res.locals[FAILURE_KEYS] = failureKeys;
+  };
+
+  return (req, res, next) => {
+    const failures = header(req, 'apisecret') !== undefined ? failureLimits : NONE;
+    const endpoint = isPublicPath(req.path) ? publicLimits : isPrivateLimitedPath(req.path) ? privateLimits : NONE;
+    // Most requests (health probes, the document, the management API) pass no limit at all.
+    if (failures.length === 0 && endpoint.length === 0) {
       next();
-    });
+      return;
+    }
+    check(req, res, failures, endpoint).then(() => next(), next);
   };
-
-  // Failed ApiSecret authentications, on every route that takes one.
-  const hasSecret = (req: Request) => header(req, 'apisecret') !== undefined;
-  const failureLimit = (name: LimitName, limit: number, key: (req: Request) => string | undefined) => {
-    if (limit <= 0) return;
-    const store = new FailureStore(limitStore(name, redis, redisKeyPrefix));
-    const property = `rateLimit_${name}`;
-    router.use(limiter(name, limit, (req) => (hasSecret(req) ? key(req) : undefined), store));
-    router.use((req, res, next) => {
-      const counted = (req as unknown as Record<string, { key: string } | undefined>)[property];
-      if (counted) {
-        res.once('finish', () => {
-          if (res.statusCode === 401) store.count(counted.key).catch(() => undefined);
-        });
-      }
-      next();
-    });
-  };
-  failureLimit('auth_failures_ip', limits.authFailuresPerIp, byIp);
-  failureLimit('auth_failures_app', limits.authFailuresPerApp, claimedApp('apisecret'));
-
-  // The older generation answers its browser preflights inside its own router: answer them here, and put CORS on a refusal.
-  router.use(everywhere(PUBLIC_PATHS), publicCors);
-  endpointLimits(everywhere(PUBLIC_PATHS), [
-    ['public_ip', limits.publicPerIp, byIp],
-    ['public_app', limits.publicPerApp, claimedApp('apikey')],
-  ]);
-  endpointLimits(everywhere(PRIVATE_PATHS), [
-    ['private_ip', limits.privatePerIp, byIp],
-    ['private_app', limits.privatePerApp, claimedApp('apisecret')],
-  ]);
-
-  // Most requests carry no ApiSecret and go to no limited endpoint (health probes, the document,
-  // the management API): they pass without being matched against each of the router's layers.
-  // Express matches case-insensitively, and a `use` path also matches below itself.
-  const limitedPaths = everywhere([...PUBLIC_PATHS, ...PRIVATE_PATHS]).map((path) => path.toLowerCase());
-  const isLimited = (path: string) => {
-    const lower = path.toLowerCase();
-    return limitedPaths.some((limited) => lower === limited || lower.startsWith(`${limited}/`));
-  };
-  return (req, res, next) => (hasSecret(req) || isLimited(req.path) ? router(req, res, next) : next());
 }

@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { PUBLIC_PATHS, publicCors } from '../../http/cors';
 import { methodNotAllowed } from '../../http/methodNotAllowed';
 import type { Services } from '../../services';
 import { legacyAccountRoutes } from './account';
@@ -21,7 +20,6 @@ export function legacyApi(services: Services, current: Router): Router {
   differences.use(legacyAccountRoutes(services));
 
   const v3 = Router();
-  v3.use(PUBLIC_PATHS, publicCors);
   v3.use(differences);
   v3.use(methodNotAllowed(differences));
   v3.use(current);
