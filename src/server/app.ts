@@ -8,6 +8,7 @@ import { rateLimits } from './http/rateLimits';
 import { createMetrics, type Metrics } from './metrics/metrics';
 import { metricsRoutes } from './routes/metrics';
 import { securityHeaders } from './http/securityHeaders';
+import { staticRoutes } from './http/staticRoutes';
 import { ApiError, sendProblem } from './http/problem';
 import { requestIdOf } from './http/requestId';
 import { storeProblem } from './http/storeProblem';
@@ -94,8 +95,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', services.config.trustProxy);
   const metrics = createMetrics({ poolStats: services.store.poolStats });
-  app.use(metrics.track);
-  app.use(accessLog(logger));
+  app.use(accessLog(logger, metrics.observe));
   app.use(collapseSlashes);
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
@@ -104,6 +104,7 @@ export function createApp(services: Services, logger: Logger): Express {
   app.use(jsonBody);
   const api = apiRouter(services, metrics);
   app.use(['/v3', '/api/v3'], legacyApi(services, api));
+  app.use(staticRoutes(api));
   app.use('/api', api);
   app.use(api);
   const wrongMethod = methodNotAllowed(api);

@@ -23,20 +23,24 @@ function loggedPath(originalUrl: string): string {
 /**
  * One compact line per request, written when the response is done: method, path, status, ms,
  * request id, and the app id once a key was accepted. Never headers, bodies or query strings, so
- * no key, token or alias can reach it. Health probes are logged at debug only.
+ * no key, token or alias can reach it. Health probes are logged at debug only. `onAnswered` (the
+ * metrics) hears of each request answered in full, from the same hook.
  */
-export function accessLog(logger: Logger): RequestHandler {
+export function accessLog(logger: Logger, onAnswered?: (req: Request, res: Response, seconds: number) => void): RequestHandler {
   // One listener shared by every request (`this` is the response): no closure per request.
   function logResponse(this: Response): void {
     const req = this.req as Request;
     const locals = this.locals as unknown as AccessLogLocals;
     const path = loggedPath(req.originalUrl);
+    const ms = performance.now() - locals.startedAt;
+    // Metrics count what was answered in full, so the same close hook serves both.
+    if (this.writableFinished) onAnswered?.(req, this, ms / 1000);
     const line = {
       method: req.method,
       path,
       // No status when nothing was answered (the connection went first).
       status: this.headersSent ? this.statusCode : undefined,
-      ms: Math.round((performance.now() - locals.startedAt) * 10) / 10,
+      ms: Math.round(ms * 10) / 10,
       requestId: locals.requestId,
       appId: locals.auth?.appId,
       // The client went away before the answer was complete.

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { LimitName } from '../http/rateLimits';
 import type { PoolStats } from '../store';
@@ -9,8 +9,8 @@ const CEREMONY_LABELS: Record<string, string> = { 'register/complete': 'register
 
 export interface Metrics {
   registry: Registry;
-  /** Counts and times every request, by route pattern and status. */
-  track: RequestHandler;
+  /** Counts and times a request that was answered, by route pattern and status (called by the access log). */
+  observe(req: Request, res: Response, seconds: number): void;
   rateLimited(limit: LimitName): void;
 }
 
@@ -65,23 +65,32 @@ export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Me
     });
   }
 
-  const track: RequestHandler = (req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      // The pattern of the route that answered; a request no route took (unknown path, refused before routing) is "none".
-      const route = (req.route as { path?: unknown } | undefined)?.path;
-      const label = typeof route === 'string' ? route : 'none';
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      requests.inc({ method: req.method, route: label, status: res.statusCode });
-      duration.observe({ method: req.method, route: label }, seconds);
-      const ceremony = CEREMONY.exec(req.originalUrl.split('?', 1)[0]);
-      if (ceremony && req.method === 'POST') {
-        const outcome = res.statusCode < 400 ? 'success' : ((res.locals.errorCode as string | undefined) ?? String(res.statusCode));
-        ceremonies.inc({ ceremony: CEREMONY_LABELS[ceremony[1].toLowerCase()], outcome });
-      }
-    });
-    next();
+  // One pair of labelled children per (method, route, status): prom-client would hash the label
+  // object on every call. Bounded: the parser accepts a fixed set of methods, routes are patterns.
+  const children = new Map<string, { requests: { inc(): void }; duration: { observe(seconds: number): void } }>();
+  const childrenOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let found = children.get(key);
+    if (!found) {
+      found = { requests: requests.labels({ method, route, status }), duration: duration.labels({ method, route }) };
+      children.set(key, found);
+    }
+    return found;
   };
 
-  return { registry, track, rateLimited: (limit) => refusals.inc({ limit }) };
+  const observe = (req: Request, res: Response, seconds: number) => {
+    // The pattern of the route that answered; a request no route took (unknown path, refused before routing) is "none".
+    const route = (req.route as { path?: unknown } | undefined)?.path;
+    const { requests: counted, duration: timed } = childrenOf(req.method, typeof route === 'string' ? route : 'none', res.statusCode);
+    counted.inc();
+    timed.observe(seconds);
+    if (req.method !== 'POST') return;
+    const ceremony = CEREMONY.exec(req.originalUrl.split('?', 1)[0]);
+    if (ceremony) {
+      const outcome = res.statusCode < 400 ? 'success' : ((res.locals.errorCode as string | undefined) ?? String(res.statusCode));
+      ceremonies.inc({ ceremony: CEREMONY_LABELS[ceremony[1].toLowerCase()], outcome });
+    }
+  };
+
+  return { registry, observe, rateLimited: (limit) => refusals.inc({ limit }) };
 }
