@@ -74,6 +74,9 @@ export function tokenPayload<T extends z.ZodRawShape>(shape: T) {
   return z.object({ ...envelopeShape, ...shape });
 }
 
+/** The envelope alone, built once: a zod schema compiles its parser on first use. */
+const envelopeSchema = tokenPayload({});
+
 /**
  * What a correctly signed token whose payload has the wrong shape is answered with. Only this
  * service can sign, so it takes a bug or a leaked key; either way it is the caller's token that is
@@ -226,7 +229,7 @@ export class TokenService {
     } catch {
       throw new ApiError('invalid_token_format');
     }
-    const envelope = tokenPayload({}).safeParse(json);
+    const envelope = envelopeSchema.safeParse(json);
     if (!envelope.success || envelope.data.app !== tenant || (envelope.data.inc ?? '') !== incarnation) throw new ApiError('invalid_token');
     const overdueMs = this.now() - envelope.data.exp;
     if (overdueMs > 0) {
