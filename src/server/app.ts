@@ -100,7 +100,16 @@ export function createApp(services: Services, logger: Logger): Express {
   app.use(securityHeaders);
   // CORS before body parsing and authentication, so every answer to the browser client is readable.
   app.use(publicCors);
-  app.use(rateLimits({ limits: services.config.rateLimits, redis: services.redis, redisKeyPrefix: services.config.redisKeyPrefix, logger, onRefused: metrics.rateLimited }));
+  app.use(
+    rateLimits({
+      limits: services.config.rateLimits,
+      redis: services.redis,
+      redisKeyPrefix: services.config.redisKeyPrefix,
+      logger,
+      trustProxy: services.config.trustProxy,
+      onRefused: metrics.rateLimited,
+    }),
+  );
   app.use(jsonBody);
   const api = apiRouter(services, metrics);
   app.use(['/v3', '/api/v3'], legacyApi(services, api));

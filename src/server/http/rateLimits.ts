@@ -19,6 +19,8 @@ export interface RateLimitOptions {
   redis: RedisConnection | undefined;
   redisKeyPrefix: string;
   logger: Logger;
+  /** TRUST_PROXY: unless it is false, the client address is Express's `req.ip`. */
+  trustProxy: unknown;
   /** Told of every refusal (metrics). */
   onRefused?: (limit: LimitName) => void;
 }
@@ -54,9 +56,13 @@ function header(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value.trim() : undefined;
 }
 
-/** The client address as Express sees it under TRUST_PROXY (IPv6 clients count per /56), or the app a key header claims (not yet authenticated). */
-function keyFor(req: Request, keyOf: KeyOf): string | undefined {
-  if (keyOf === 'ip') return ipKeyGenerator(req.ip ?? 'unknown');
+/**
+ * The client address as Express sees it under TRUST_PROXY (IPv6 clients count per /56), or the
+ * app a key header claims (not yet authenticated). Without a trusted proxy that is the socket's
+ * address, which `req.ip` would find only after parsing X-Forwarded-For.
+ */
+function keyFor(req: Request, keyOf: KeyOf, trustsProxy: boolean): string | undefined {
+  if (keyOf === 'ip') return ipKeyGenerator((trustsProxy ? req.ip : req.socket.remoteAddress) ?? 'unknown');
   const value = header(req, keyOf);
   return value === undefined ? undefined : parseKey(value)?.appId;
 }
@@ -88,6 +94,7 @@ export async function countAuthFailure(res: Response): Promise<void> {
  */
 export function rateLimits(options: RateLimitOptions): RequestHandler {
   const { limits, redis, redisKeyPrefix, logger, onRefused } = options;
+  const trustsProxy = options.trustProxy !== false;
   if (!limits.enabled) return (_req, _res, next) => next();
 
   const windowSeconds = Math.round(limits.windowMs / 1000);
@@ -136,7 +143,7 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
   const check = async (req: Request, res: Response, failures: Limit[], endpoint: Limit[]): Promise<void> => {
     const keys = new Map<KeyOf, string | undefined>();
     const keyOf = (limit: Limit) => {
-      if (!keys.has(limit.keyOf)) keys.set(limit.keyOf, keyFor(req, limit.keyOf));
+      if (!keys.has(limit.keyOf)) keys.set(limit.keyOf, keyFor(req, limit.keyOf, trustsProxy));
       return keys.get(limit.keyOf);
     };
     const pending: Promise<Counted | undefined>[] = [];

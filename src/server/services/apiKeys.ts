@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../shared/apiKeys';
 import type { Db } from '../store';
 import { UNKNOWN_USER } from './eventTypes';
@@ -11,7 +11,8 @@ export const SECRET_SCOPES = ['token_register', 'token_verify'] as const;
 export type Scope = (typeof PUBLIC_SCOPES)[number] | (typeof SECRET_SCOPES)[number];
 
 export function digestKey(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  // One-shot: no Hash object per request.
+  return hash('sha256', value, 'hex');
 }
 
 /** `<appId>:<kind>:<32 hex>`: 128 random bits, so a plain SHA-256 digest is a safe stored form. */

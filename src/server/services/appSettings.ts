@@ -23,6 +23,12 @@ export class AppSettingsCache {
     return features;
   }
 
+  /** The cached features if they are fresh, without reading anything. */
+  peek(appId: string): AppFeatures | undefined {
+    const hit = this.cache.get(appId);
+    return hit && hit.expires > Date.now() ? hit.features : undefined;
+  }
+
   invalidate(): void {
     this.cache.clear();
   }

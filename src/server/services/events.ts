@@ -43,6 +43,13 @@ export interface EventLogOptions {
   flushIntervalMs?: number;
   /** Events held at most; beyond it new events are dropped (and the drop is logged) rather than memory growing. */
   maxBuffered?: number;
+  /**
+   * Whether an app logs, when that is known without a read (cached settings); undefined when not.
+   * An app known not to log has its events dropped at once instead of buffered for a second: a
+   * buffered event outlives the young generation, and at thousands of requests a second that is
+   * garbage collection work on every request of every app.
+   */
+  knownLogging?: (tenant: string) => boolean | undefined;
   now?: () => number;
 }
 
@@ -56,7 +63,8 @@ const EARLY_FLUSH_AT = 1000;
  * The per-app event log (server-behaviour.md 7.4). Recording is synchronous and touches no
  * database: events wait in a bounded buffer and are written in batches on a timer, before
  * `/events` reads, and on shutdown. Whether an app logs at all is decided when the batch is
- * written (from the cached app settings), so a request never waits for that either.
+ * written (from the cached app settings), so a request never waits for that either; an app
+ * already known not to log has its events dropped when they are recorded.
  */
 export class EventLog {
   private pending: EventRow[] = [];
@@ -65,6 +73,7 @@ export class EventLog {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly maxBuffered: number;
   private readonly now: () => number;
+  private readonly knownLogging: (tenant: string) => boolean | undefined;
 
   constructor(
     private readonly db: Db,
@@ -74,6 +83,7 @@ export class EventLog {
   ) {
     this.maxBuffered = options.maxBuffered ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.knownLogging = options.knownLogging ?? (() => undefined);
     const interval = options.flushIntervalMs ?? 1000;
     if (interval > 0) {
       this.timer = setInterval(() => void this.flush(), interval);
@@ -82,6 +92,7 @@ export class EventLog {
   }
 
   record(tenant: string, event: AppEvent): void {
+    if (this.knownLogging(tenant) === false) return;
     if (this.pending.length >= this.maxBuffered) {
       this.dropped += 1;
       return;

@@ -80,7 +80,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const now = options.now ?? Date.now;
   let settings: AppSettingsCache | undefined;
   // Whether an app logs is read when a batch is written, from the cached settings.
-  const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, { flushIntervalMs, now });
+  const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, {
+    flushIntervalMs,
+    now,
+    knownLogging: (appId) => settings?.peek(appId)?.eventLoggingIsEnabled,
+  });
   const incarnations = new AppIncarnations();
   const keys = new ApiKeyAuthenticator(db, events, incarnations);
   const tokens = new TokenService(db, now, incarnations);
