@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { accessLog } from './http/accessLog';
+import { chain } from './http/chain';
 import { jsonBody, requestProblem } from './http/body';
 import { publicCors } from './http/cors';
 import { methodNotAllowed } from './http/methodNotAllowed';
@@ -95,25 +96,29 @@ export function createApp(services: Services, logger: Logger): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', services.config.trustProxy);
   const metrics = createMetrics({ poolStats: services.store.poolStats });
-  app.use(accessLog(logger, metrics.observe));
-  app.use(collapseSlashes);
-  app.use(securityHeaders);
-  // CORS before body parsing and authentication, so every answer to the browser client is readable.
-  app.use(publicCors);
+  // What every request passes, as one layer of the app's router.
   app.use(
-    rateLimits({
-      limits: services.config.rateLimits,
-      redis: services.redis,
-      redisKeyPrefix: services.config.redisKeyPrefix,
-      logger,
-      trustProxy: services.config.trustProxy,
-      onRefused: metrics.rateLimited,
-    }),
+    chain(
+      accessLog(logger, metrics.observe),
+      collapseSlashes,
+      securityHeaders,
+      // CORS before rate limits, body parsing and authentication, so every answer to the browser client is readable.
+      publicCors,
+      rateLimits({
+        limits: services.config.rateLimits,
+        redis: services.redis,
+        redisKeyPrefix: services.config.redisKeyPrefix,
+        logger,
+        trustProxy: services.config.trustProxy,
+        onRefused: metrics.rateLimited,
+      }),
+      jsonBody,
+    ),
   );
-  app.use(jsonBody);
   const api = apiRouter(services, metrics);
-  app.use(['/v3', '/api/v3'], legacyApi(services, api));
+  // No fixed path of the table is under /v3, so the older generation's layer needs to see only what the table passes on.
   app.use(staticRoutes(api));
+  app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);
   const wrongMethod = methodNotAllowed(api);

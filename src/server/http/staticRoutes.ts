@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { chain } from './chain';
 
 // The parts of Express 5's router (router 2.x) that the table reads, as methodNotAllowed does.
 interface RouteLayer {
@@ -20,7 +21,7 @@ interface LayerLike {
 
 interface Entry {
   route: ExpressRoute;
-  handlers: RouteLayer['handle'][];
+  handler: RequestHandler;
 }
 
 /** The layers a request meets in order, sub-routers mounted at `/` flattened; anything else stays one opaque layer. */
@@ -59,33 +60,11 @@ function buildTable(router: Router): Map<string, Entry> {
       const key = `${method.toUpperCase()} ${normalise(route.path)}`;
       if (table.has(key) || layers.slice(0, index).some((earlier) => takes(earlier, method, route.path))) continue;
       const dispatched = method === 'head' && !route.methods.head ? 'get' : method;
-      table.set(key, { route, handlers: route.stack.filter((l) => l.method === undefined || l.method === dispatched).map((l) => l.handle) });
+      const handlers = route.stack.filter((l) => l.method === undefined || l.method === dispatched).map((l) => l.handle as RequestHandler);
+      table.set(key, { route, handler: chain(...handlers) });
     }
   });
   return table;
-}
-
-/** Runs a route's handlers as Express does: each may call next, throw, or return a promise that rejects. */
-function runHandlers(handlers: Entry['handlers'], req: Request, res: Response, done: NextFunction): void {
-  let index = 0;
-  const next: NextFunction = (error?: unknown) => {
-    if (error === 'route' || error === 'router') {
-      done(new Error(`next('${error}') is not supported on a route of the static table`));
-      return;
-    }
-    if (error !== undefined || index === handlers.length) {
-      done(error);
-      return;
-    }
-    const handler = handlers[index++];
-    try {
-      const result = handler(req, res, next);
-      if (result instanceof Promise) result.catch((rejection: unknown) => next(rejection ?? new Error('rejected promise')));
-    } catch (thrown) {
-      next(thrown);
-    }
-  };
-  next();
 }
 
 /**
@@ -106,6 +85,6 @@ export function staticRoutes(router: Router): RequestHandler {
     }
     // What the router sets, and what the metrics label a request by.
     req.route = entry.route;
-    runHandlers(entry.handlers, req, res, next);
+    entry.handler(req, res, next);
   };
 }
