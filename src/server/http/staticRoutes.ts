@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { chain } from './chain';
+import { routePathKey } from './routePathKey';
 
 // The parts of Express 5's router (router 2.x) that the table reads, as methodNotAllowed does.
 interface RouteLayer {
@@ -37,12 +38,6 @@ function takes(layer: LayerLike, method: string, path: string): boolean {
   return Boolean(methods._all || methods[method] || (method === 'head' && methods.get));
 }
 
-/** Lower case, one trailing slash dropped: how Express compares a path with a route's (repeated slashes are already merged). */
-function normalise(path: string): string {
-  const lower = path.toLowerCase();
-  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
-}
-
 const STATIC = /^[/\w.-]+$/;
 
 /** Fixed-path routes, keyed by `METHOD path`, only where the first layer Express would pick is that route itself. */
@@ -57,7 +52,7 @@ function buildTable(router: Router): Map<string, Entry> {
     const methods = Object.keys(route.methods).filter((m) => m !== '_all');
     if (route.methods.get && !route.methods.head) methods.push('head');
     for (const method of methods) {
-      const key = `${method.toUpperCase()} ${normalise(route.path)}`;
+      const key = `${method.toUpperCase()} ${routePathKey(route.path)}`;
       if (table.has(key) || layers.slice(0, index).some((earlier) => takes(earlier, method, route.path))) continue;
       const dispatched = method === 'head' && !route.methods.head ? 'get' : method;
       const handlers = route.stack.filter((l) => l.method === undefined || l.method === dispatched).map((l) => l.handle as RequestHandler);
@@ -77,7 +72,7 @@ function buildTable(router: Router): Map<string, Entry> {
 export function staticRoutes(router: Router): RequestHandler {
   const table = buildTable(router);
   return (req, res, next) => {
-    const path = normalise(req.path);
+    const path = routePathKey(req.path);
     const entry = table.get(`${req.method} ${path.startsWith('/api/') ? path.slice(4) : path}`);
     if (!entry) {
       next();

@@ -79,7 +79,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
   const now = options.now ?? Date.now;
   let settings: AppSettingsCache | undefined;
-  // Whether an app logs is read when a batch is written, from the cached settings.
+  // Whether an app logs is read when a batch is written, from the cached settings; an app the
+  // cache already knows not to log has its events dropped when they are recorded.
   const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, {
     flushIntervalMs,
     now,
