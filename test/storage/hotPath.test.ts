@@ -194,8 +194,8 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       });
       await isLocked;
       const write = store.hot.redeemToken(tenant, 'token-during-lock', T0);
-      // Released on the event loop's next check phase, after the hot path's first try at the lock:
-      // were it to wait for the lock with the thread blocked, this could not run until it gave up.
+      // Released from the event loop: were the hot path to wait for the lock on the event loop's
+      // thread, the transaction could not go on until the wait gave up.
       setImmediate(release);
       await transaction;
       expect(await write).toBe(true);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotPath';
-import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS } from './sqlite';
-import { createGroupCommit } from './sqliteGroupCommit';
+import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CONNECTION_SETUP } from './sqlite';
+import { startSqliteWriter } from './sqliteWriter';
 
 /**
  * How Prisma's SQLite adapter writes a DateTime (its default `iso8601` format). Comparisons in
@@ -22,43 +22,56 @@ const SQL = {
   redeemToken: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING`,
 } as const;
 
-type Statements = { [K in keyof typeof SQL]: Database.Statement };
+const WRITES = ['insertChallenge', 'deleteChallenge', 'recordCredentialUse', 'redeemToken'] as const;
+const READS = ['findUserCredentials', 'findCredential'] as const;
+type Reads = { [K in (typeof READS)[number]]: Database.Statement };
 
 interface CredentialRow extends Omit<HotCredential, 'backupEligible' | 'uvInitialized'> {
   backupEligible: number;
   uvInitialized: number;
 }
 
+/** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
+const isBusy = (error: unknown): boolean => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
 /**
- * The hot path on one better-sqlite3 connection of its own, opened with the service's connection
- * setup (foreign keys, synchronous = FULL) and prepared on first use, since the tables exist only
- * once the store has been migrated. Writes are group-committed (see `createGroupCommit`, which
- * also explains why this connection waits for locks on a timer: `busy_timeout = 0`).
+ * The hot path on better-sqlite3 connections of its own, opened with the service's connection
+ * setup (foreign keys, synchronous = FULL) on first use, since the tables exist only once the
+ * store has been migrated. Writes are group-committed on a thread of their own (see
+ * `startSqliteWriter`); reads run on the event loop, on a connection that never waits for a lock
+ * with the thread blocked (`busy_timeout = 0`): in WAL mode a reader waits only while a crashed
+ * writer's log is recovered, and that wait is retried on a timer instead.
  */
 export function openSqliteHotPath(filename: string): HotPath {
-  let connection: { db: Database.Database; statements: Statements; group: ReturnType<typeof createGroupCommit> } | undefined;
+  const writes = Object.fromEntries(WRITES.map((name) => [name, SQL[name]]));
+  let connection: { db: Database.Database; reads: Reads; writer: ReturnType<typeof startSqliteWriter> } | undefined;
   const open = () => {
     if (connection) return connection;
     const db = openSqliteConnection(filename);
     db.pragma('busy_timeout = 0');
-    const statements = Object.fromEntries(Object.entries(SQL).map(([name, sql]) => [name, db.prepare(sql)])) as Statements;
-    connection = { db, statements, group: createGroupCommit(db, SQLITE_BUSY_TIMEOUT_MS) };
+    const reads = Object.fromEntries(READS.map((name) => [name, db.prepare(SQL[name])])) as Reads;
+    connection = { db, reads, writer: startSqliteWriter(filename, SQLITE_CONNECTION_SETUP, SQLITE_BUSY_TIMEOUT_MS, writes) };
     return connection;
   };
-  const write = <T>(run: (s: Statements) => T): Promise<T> => {
-    const { group, statements } = open();
-    return group.write(() => run(statements));
-  };
-  const read = <T>(run: (s: Statements) => T): Promise<T> => {
-    const { group, statements } = open();
-    return group.read(() => run(statements));
+  const write = (statement: (typeof WRITES)[number], params: Record<string, unknown>) => open().writer.write(statement, params);
+  const read = async <T>(run: (s: Reads) => T): Promise<T> => {
+    const { reads } = open();
+    const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+    for (let wait = 1; ; wait = Math.min(wait * 2, 25)) {
+      try {
+        return run(reads);
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   };
   return {
     async insertChallenge(c: ChallengeRow) {
-      await write((s) => s.insertChallenge.run({ ...c, expiresAt: sqliteTime(c.expiresAt) }));
+      await write('insertChallenge', { ...c, expiresAt: sqliteTime(c.expiresAt) });
     },
     async deleteChallenge(tenant, ceremony, id, now) {
-      const row = await write((s) => s.deleteChallenge.get({ id, tenant, ceremony, now: sqliteTime(now) }) as { expectedUserId: string | null } | undefined);
+      const row = (await write('deleteChallenge', { id, tenant, ceremony, now: sqliteTime(now) })) as { expectedUserId: string | null } | undefined;
       return row && { expectedUserId: row.expectedUserId };
     },
     findUserCredentials(tenant, userId, limit) {
@@ -70,18 +83,16 @@ export function openSqliteHotPath(filename: string): HotPath {
       return { ...row, signatureCounter: Number(row.signatureCounter), backupEligible: row.backupEligible === 1, uvInitialized: row.uvInitialized === 1 };
     },
     async recordCredentialUse(use: CredentialUse) {
-      const { changes } = await write((s) =>
-        s.recordCredentialUse.run({ ...use, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) }),
-      );
+      const { changes } = (await write('recordCredentialUse', { ...use, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) })) as { changes: number };
       return changes === 1;
     },
     async redeemToken(tenant, tokenId, expiresAt) {
-      return (await write((s) => s.redeemToken.run({ tenant, tokenId, expiresAt: sqliteTime(expiresAt) }))).changes === 1;
+      return ((await write('redeemToken', { tenant, tokenId, expiresAt: sqliteTime(expiresAt) })) as { changes: number }).changes === 1;
     },
     async close() {
       if (!connection) return;
-      // What is queued still commits; then the connection goes.
-      await connection.group.write(() => undefined).catch(() => undefined);
+      // What is queued still commits; then the connections go.
+      await connection.writer.close();
       connection.db.close();
       connection = undefined;
     },

@@ -1,0 +1,87 @@
+/**
+ * The hot path's SQLite writes are committed on a thread of their own. What a caller must be able
+ * to count on: each write answers its own outcome, what was answered is on disk for every other
+ * connection, the event loop keeps serving while the thread waits for a lock or the disk, and
+ * closing loses nothing that was queued.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteConnection, SQLITE_CONNECTION_SETUP } from '../../src/server/store/sqlite';
+import { startSqliteWriter } from '../../src/server/store/sqliteWriter';
+
+const STATEMENTS = {
+  insert: 'INSERT INTO "Item" ("id", "value") VALUES (@id, @value)',
+  take: 'DELETE FROM "Item" WHERE "id" = @id RETURNING "value"',
+};
+
+describe('the SQLite writer thread', () => {
+  let dir: string;
+  let filename: string;
+  let writer: ReturnType<typeof startSqliteWriter>;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pwl-writer-'));
+    filename = join(dir, 'test.db');
+    const db = openSqliteConnection(filename);
+    db.exec('PRAGMA journal_mode = WAL; CREATE TABLE "Item" ("id" TEXT PRIMARY KEY, "value" INTEGER NOT NULL)');
+    db.close();
+    writer = startSqliteWriter(filename, SQLITE_CONNECTION_SETUP, 5_000, STATEMENTS);
+  });
+  afterEach(async () => {
+    await writer.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rows = () => {
+    const db = openSqliteConnection(filename, { readonly: true });
+    try {
+      return db.prepare('SELECT "id", "value" FROM "Item" ORDER BY "id"').all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('answers each of many writes made at once with its own outcome; a refused one fails alone', async () => {
+    await writer.write('insert', { id: 'a', value: 1 });
+    const outcomes = await Promise.allSettled([
+      writer.write('insert', { id: 'b', value: 2 }),
+      writer.write('insert', { id: 'a', value: 9 }), // the primary key is taken
+      writer.write('take', { id: 'a' }),
+      writer.write('take', { id: 'missing' }),
+    ]);
+    expect(outcomes[0]).toEqual({ status: 'fulfilled', value: { changes: 1 } });
+    expect(outcomes[1].status === 'rejected' && (outcomes[1].reason as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    expect(outcomes[2]).toEqual({ status: 'fulfilled', value: { value: 1 } });
+    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: undefined });
+    expect(rows()).toEqual([{ id: 'b', value: 2 }]);
+  });
+
+  it('keeps the event loop serving while it waits for a lock another connection of the process holds', async () => {
+    const holder = openSqliteConnection(filename);
+    holder.exec('BEGIN IMMEDIATE; INSERT INTO "Item" ("id", "value") VALUES (\'held\', 0)');
+    let committed = false;
+    const write = writer.write('insert', { id: 'queued', value: 1 }).then((result) => {
+      committed = true;
+      return result;
+    });
+    // Were the wait on the event loop's thread, this timer could not fire until the write gave up.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(committed).toBe(false);
+    holder.exec('COMMIT');
+    holder.close();
+    expect(await write).toEqual({ changes: 1 });
+    expect(rows()).toEqual([
+      { id: 'held', value: 0 },
+      { id: 'queued', value: 1 },
+    ]);
+  });
+
+  it('commits everything queued before it closes, then refuses new writes', async () => {
+    const queued = Array.from({ length: 50 }, (_, i) => writer.write('insert', { id: `k${String(i).padStart(2, '0')}`, value: i }));
+    await writer.close();
+    expect(await Promise.all(queued)).toEqual(queued.map(() => ({ changes: 1 })));
+    expect(rows()).toHaveLength(50);
+    await expect(writer.write('insert', { id: 'late', value: 0 })).rejects.toThrow('closed');
+  });
+});
