@@ -96,7 +96,8 @@ export function createApp(services: Services, logger: Logger): Express {
   app.set('query parser', 'simple');
   app.set('trust proxy', services.config.trustProxy);
   const metrics = createMetrics({ poolStats: services.store.poolStats });
-  // What every request passes, as one layer of the app's router.
+  const api = apiRouter(services, metrics);
+  // What every request passes, then the fixed-path routes, as one layer of the app's router.
   app.use(
     chain(
       accessLog(logger, metrics.observe),
@@ -113,11 +114,10 @@ export function createApp(services: Services, logger: Logger): Express {
         onRefused: metrics.rateLimited,
       }),
       jsonBody,
+      // No fixed path of the table is under /v3, so the older generation's layer needs to see only what the table passes on.
+      staticRoutes(api),
     ),
   );
-  const api = apiRouter(services, metrics);
-  // No fixed path of the table is under /v3, so the older generation's layer needs to see only what the table passes on.
-  app.use(staticRoutes(api));
   app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);
