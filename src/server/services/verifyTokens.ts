@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedUuid } from './timeOrderedUuid';
 import { z } from 'zod';
 import { payloadTime, tokenPayload } from './tokens';
 import { base64UrlToBase64 } from '../webauthn/encoding';
@@ -32,7 +32,7 @@ export function newVerifyPayload(
   now = Date.now(),
 ): VerifyTokenPayload {
   const { ttlSeconds, ...rest } = fields;
-  return { ...rest, tokenId: randomUUID(), iat: now, exp: now + ttlSeconds * 1000 };
+  return { ...rest, tokenId: timeOrderedUuid(now), iat: now, exp: now + ttlSeconds * 1000 };
 }
 
 /** The spec's verification result plus `rpId`, `credentialId` (standard base64), `purpose` and backup flags. */
