@@ -88,7 +88,8 @@ async function stop(code, signal) {
   await new Promise((r) => (server ? server.close(r) : r()));
   host?.close();
   if (service && service.exitCode === null) {
-    const exited = new Promise((r) => service.once('exit', r));
+    // 'close', not 'exit': only then has the service's last output (its "stopped" line) been relayed.
+    const exited = new Promise((r) => service.once('close', r));
     // Ctrl-C in a terminal reaches the service too (one process group) and it stops by itself;
     // another signal now would make it exit at once, without writing what it buffered. It is
     // signalled only when the SIGINT was this process's alone (it is still running after a while).

@@ -306,6 +306,8 @@ describe.each(providers())('shutdown on %s', (provider) => {
         // At once: the event log's one-second timer has most likely not written these yet.
         first.child.kill('SIGTERM');
         expect(await first.exit(15_000)).toBe(0);
+        // It stopped by finishing its close, not because its writer thread went idle and let the process end early.
+        expect(await first.logged('stopped')).toMatchObject({ forced: false, clean: true });
 
         const second = await serve(database);
         const events = await supertest(second.url).get('/events?pageNumber=1').set('ApiSecret', app.apiSecret);

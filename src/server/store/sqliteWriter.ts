@@ -171,6 +171,9 @@ export function startSqliteWriter(filename: string, setup: string, timeoutMs: nu
         if (!w) return;
         worker = undefined;
         const exited = new Promise((resolve) => w.once('exit', resolve));
+        // Referenced again while it closes: an idle, unreferenced thread would let the process
+        // end before this promise (and whatever awaits the store's close) settles.
+        w.ref();
         w.postMessage('close');
         await exited;
       })();
