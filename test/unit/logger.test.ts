@@ -16,4 +16,12 @@ describe('createLogger', () => {
     createLogger('info', { write: (line: string) => void lines.push(line) }).info({ a: 1 }, 'm');
     expect(Object.keys(JSON.parse(lines[0]))).toEqual(['level', 'time', 'a', 'msg']);
   });
+
+  it('a silent logger leaves stdout alone: no listener on it, however many are made', () => {
+    // The stdout sink listens for the stream's errors. Jest loads the module afresh for each test
+    // file, and the silent services of each file added one more listener until Node warned.
+    const before = process.stdout.listenerCount('error');
+    for (let i = 0; i < 20; i += 1) createLogger('silent').info('never written');
+    expect(process.stdout.listenerCount('error')).toBe(before);
+  });
 });

@@ -24,7 +24,10 @@ export function stdoutLogSink(): LogSink {
   return stdoutSink;
 }
 
+/** Where a silent logger's (never produced) lines would go: it has no reason to hold on to stdout. */
+const DISCARD: Pick<LogSink, 'write'> = { write() {} };
+
 /** JSON lines without pid and hostname (the process manager knows both), through a bounded, non-blocking sink. */
-export function createLogger(level: string, sink: Pick<LogSink, 'write'> = stdoutLogSink()): Logger {
+export function createLogger(level: string, sink: Pick<LogSink, 'write'> = level === 'silent' ? DISCARD : stdoutLogSink()): Logger {
   return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
 }
