@@ -79,9 +79,32 @@ export function listenForAppChanges(databaseUrl: string, handlers: AppChangeHand
   }
   void connect();
 
+  // One query at a time on the connection (pg queues a second one only under a deprecation and
+  // will refuse it in pg 9): what is published while one is on the wire goes out together next.
+  const unsent = new Set<string>();
+  let sending = false;
+  const sendUnsent = async () => {
+    sending = true;
+    try {
+      while (unsent.size > 0 && client) {
+        const appIds = [...unsent];
+        unsent.clear();
+        await client.query('SELECT pg_notify($1, app_id) FROM unnest($2::text[]) AS app_id', [CHANNEL, appIds]);
+      }
+    } catch (error) {
+      dropped(error);
+    } finally {
+      sending = false;
+      // With the connection down, the other replicas learn nothing either way: their caches expire.
+      unsent.clear();
+    }
+  };
+
   return {
     publish(appId) {
-      client?.query('SELECT pg_notify($1, $2)', [CHANNEL, appId]).catch((error: unknown) => dropped(error));
+      if (!client) return;
+      unsent.add(appId);
+      if (!sending) void sendUnsent();
     },
     async close() {
       closed = true;
