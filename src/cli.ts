@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import './serviceDependencies';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './server/config';
-import { ApiError } from './server/http/problem';
-import { parseWith } from './server/http/validation';
-import { createAppSchema } from './server/services/apps';
-import { createLogger } from './server/http/logger';
+import { ConfigError, loadConfig } from './server/core/config';
+import { ApiError } from './server/core/apiError';
+import { parseWith } from './server/core/validation';
+import { createAppSchema } from './server/services/apps/apps';
+import { createLogger } from './server/core/logger';
 import { createServices } from './server/services';
 import { startService } from './server/server';
 import { stopOnSignals } from './server/stopOnSignals';

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp } from './app';
-import { boundedWait } from './boundedWait';
+import { boundedWait } from './core/boundedWait';
 import { answerClientError } from './http/clientError';
 import { gracefulClose } from './http/gracefulClose';
-import type { Config } from './config';
-import { createLogger } from './http/logger';
+import type { Config } from './core/config';
+import { createLogger } from './core/logger';
 import { createServices, type Services } from './services';
 import { openStore } from './store';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { PasswordlessClient, RegisterOptions, type VerifiedUser } from '@passwordlessdev/passwordless-nodejs';
 import type { Browser, CDPSession, Page, Response } from 'playwright-core';
 import type { Credential } from '../../src/express';
-import { loadConfig } from '../../src/server/config';
+import { loadConfig } from '../../src/server/core/config';
 import { startService, type RunningService } from '../../src/server/server';
 import { createTestDatabase, MANAGEMENT_KEY, providers, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 import { addVirtualAuthenticator, browserSuite, launchChromium, requireChromium } from './support/chromium';

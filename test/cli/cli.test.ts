@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ApiKeyAuthenticator } from '../../src/server/services/apiKeys';
+import { ApiKeyAuthenticator } from '../../src/server/services/apps/apiKeys';
 import { openStore } from '../../src/server/store';
 import { loadMigrations } from '../../src/server/store/migrate';
 import { MANAGEMENT_KEY } from '../support/testService';

@@ -8,7 +8,7 @@ import session from 'express-session';
 import { Passport } from 'passport';
 import supertest from 'supertest';
 import { InMemoryUserStore, passwordless, type LocalUser, type PasswordlessOptions, type UserStore } from '../../src/express';
-import { TokenService } from '../../src/server/services/tokens';
+import { TokenService } from '../../src/server/services/tokens/tokenService';
 import { openStore } from '../../src/server/store';
 import { finishRegistration, signIn } from '../support/ceremonies';
 import { bareVerifyPayload } from '../support/privateApi';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Response } from 'supertest';
-import type { KeyHeader } from '../../src/server/http/authenticate';
+import type { KeyHeader } from '../../src/server/http/middleware/authenticate';
 import { keyIdOf, managementClient, type ManagementClient } from '../support/http';
 import { keyProbe, type KeyProbe } from '../support/keyProbe';
 import { MANAGEMENT_KEY, providers, startTestService, warnIfPostgresSkipped, type TestApp, type TestService } from '../support/testService';

@@ -8,8 +8,8 @@
 import { join } from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/config';
-import { createLogger } from '../../src/server/http/logger';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
 import { createServices } from '../../src/server/services';
 import { openStore } from '../../src/server/store';
 import { NO_ROWS, populateApp, rowCountsOf } from '../support/appData';

@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/config';
-import { createLogger } from '../../src/server/http/logger';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
 import { createServices } from '../../src/server/services';
-import { EventLog } from '../../src/server/services/events';
+import { EventLog } from '../../src/server/services/events/eventLog';
 import { openStore } from '../../src/server/store';
 import supertest from 'supertest';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';

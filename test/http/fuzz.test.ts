@@ -1,7 +1,7 @@
 import type { Test } from 'supertest';
-import { ERROR_CODES } from '../../src/server/http/errorCodes';
+import { ERROR_CODES } from '../../src/server/core/errorCodes';
 import { routesByOperationId } from '../../src/server/openapi/document';
-import type { RouteSpec } from '../../src/server/openapi/routeSpec';
+import type { RouteSpec } from '../../src/server/http/routing/routeSpec';
 import type { Db } from '../../src/server/store';
 import { APP_TABLES, populateApp } from '../support/appData';
 import { ORIGIN, RPID, signIn } from '../support/ceremonies';

@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
 import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/config';
-import { createLogger } from '../../src/server/http/logger';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
 import { createServices, type Services } from '../../src/server/services';
 import { openStore, type Db, type HotPath, type Store } from '../../src/server/store';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';

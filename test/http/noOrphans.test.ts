@@ -7,8 +7,8 @@
 import supertest from 'supertest';
 import { join } from 'node:path';
 import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/config';
-import { createLogger } from '../../src/server/http/logger';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
 import { createServices, type Services } from '../../src/server/services';
 import { openStore } from '../../src/server/store';
 import { NO_ROWS, rowCountsOf } from '../support/appData';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { ERROR_CODES } from '../../src/server/http/errorCodes';
+import { ERROR_CODES } from '../../src/server/core/errorCodes';
 import { startTestService, type TestService } from '../support/testService';
 
 /**

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import type { Response } from 'supertest';
-import { loadConfig } from '../../src/server/config';
+import { loadConfig } from '../../src/server/core/config';
 import { startService, type RunningService } from '../../src/server/server';
-import type { TokenEnvelope, TokenKind } from '../../src/server/services/tokens';
+import type { TokenEnvelope, TokenKind } from '../../src/server/services/tokens/tokenService';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { expectProblem, expectValidationProblem, useTestService } from '../support/problems';
 import { aliasesOf, credentialsOf, privateApi, publicApi } from '../support/privateApi';

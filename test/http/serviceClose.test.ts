@@ -4,8 +4,8 @@
  * resources that keep the event loop running.
  */
 import { request } from 'node:http';
-import { loadConfig } from '../../src/server/config';
-import { createLogger } from '../../src/server/http/logger';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
 import { startService } from '../../src/server/server';
 import { eventually } from '../support/eventually';
 import { freeLoopbackPort } from '../support/net';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { digestKey, SECRET_SCOPES } from '../../src/server/services/apiKeys';
+import { digestKey, SECRET_SCOPES } from '../../src/server/services/apps/apiKeys';
 import { expectProblem, keyIdOf, managementClient, type ManagementClient } from '../support/http';
 import { headerFor, keyProbe, statusWith, type KeyProbe } from '../support/keyProbe';
 import { providers, startTestService, warnIfPostgresSkipped, type TestApp, type TestService } from '../support/testService';

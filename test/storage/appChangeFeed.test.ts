@@ -3,8 +3,8 @@
  * TEST_DATABASE_URL; skipped loudly without.
  */
 import { Client } from 'pg';
-import { listenForAppChanges, type AppChangeFeed } from '../../src/server/services/appChangeFeed';
-import { createLogger } from '../../src/server/http/logger';
+import { listenForAppChanges, type AppChangeFeed } from '../../src/server/store/appChangeFeed';
+import { createLogger } from '../../src/server/core/logger';
 import { eventually } from '../support/eventually';
 import { createTestDatabase, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 

@@ -4,7 +4,7 @@
  * the background sweep must agree on the stored times, and the foreign keys must hold.
  */
 import { randomBytes } from 'node:crypto';
-import { ChallengeStore } from '../../src/server/services/challenges';
+import { ChallengeStore } from '../../src/server/services/ceremonies/challenges';
 import { isForeignKeyViolation, openStore, sqliteFilename, type Store } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';

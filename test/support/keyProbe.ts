@@ -1,8 +1,8 @@
 import express, { type ErrorRequestHandler } from 'express';
 import supertest from 'supertest';
-import { authOf, requireKey, type KeyHeader } from '../../src/server/http/authenticate';
-import { ApiError, sendApiError } from '../../src/server/http/problem';
-import type { ApiKeyAuthenticator } from '../../src/server/services/apiKeys';
+import { authOf, requireKey, type KeyHeader } from '../../src/server/http/middleware/authenticate';
+import { ApiError, sendApiError } from '../../src/server/core/apiError';
+import type { ApiKeyAuthenticator } from '../../src/server/services/apps/apiKeys';
 
 /** Where the probe mounts the route guarded by each header. */
 const PATHS: Record<KeyHeader, string> = { ApiSecret: '/private', ApiKey: '/public' };

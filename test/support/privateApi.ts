@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
-import type { FeaturesPatch } from '../../src/server/services/apps';
-import { RegistrationService } from '../../src/server/services/registration';
-import { TokenService, type TokenKind } from '../../src/server/services/tokens';
-import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/verifyTokens';
+import type { FeaturesPatch } from '../../src/server/services/apps/apps';
+import { RegistrationService } from '../../src/server/services/ceremonies/registration';
+import { TokenService, type TokenKind } from '../../src/server/services/tokens/tokenService';
+import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/tokens/verifyTokens';
 import { ORIGIN, RPID } from './ceremonies';
 import { managementClient } from './http';
 import type { TestApp, TestService } from './testService';

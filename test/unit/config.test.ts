@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/server/config';
+import { ConfigError, loadConfig } from '../../src/server/core/config';
 
 /** The error loadConfig throws for this environment (fails the test if it does not throw). */
 function configErrorFor(env: NodeJS.ProcessEnv): ConfigError {

@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
-import { ApiError } from '../../src/server/http/problem';
-import { AppIncarnations } from '../../src/server/services/incarnations';
-import { TokenService, humanizeSeconds, type TokenEnvelope } from '../../src/server/services/tokens';
+import { ApiError } from '../../src/server/core/apiError';
+import { AppIncarnations } from '../../src/server/services/apps/incarnations';
+import { TokenService, humanizeSeconds, type TokenEnvelope } from '../../src/server/services/tokens/tokenService';
 import { openStore, type Store } from '../../src/server/store';
 import { createTestDatabase, type TestDatabase } from '../support/testService';
 

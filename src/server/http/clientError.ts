@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROBLEM_CONTENT_TYPE } from '../../shared/problem';
-import { ApiError } from './problem';
+import { ApiError } from '../core/apiError';
 
 function problemFor(code: string | undefined): ApiError {
   switch (code) {

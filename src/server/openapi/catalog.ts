@@ -1,8 +1,8 @@
 import * as admin from '../routes/admin';
 import * as alias from '../routes/alias';
-import { abortDeletionRoute } from '../routes/app-deletion';
-import { setOwnFeaturesRoute } from '../routes/app-features';
-import * as authConfigs from '../routes/auth-configs';
+import { abortDeletionRoute } from '../routes/appDeletion';
+import { setOwnFeaturesRoute } from '../routes/appFeatures';
+import * as authConfigs from '../routes/authConfigs';
 import * as credentials from '../routes/credentials';
 import { listEventsRoute } from '../routes/events';
 import { httpHealthRoute, mailHealthRoute, storageHealthRoute } from '../routes/health';
@@ -10,13 +10,13 @@ import { legacyAccountDeleteRoute } from '../routes/legacy/account';
 import { legacyDeleteCredentialRoute, legacyListCredentialsRoute } from '../routes/legacy/credentials';
 import { legacyRegisterTokenRoute } from '../routes/legacy/register';
 import { legacySigninVerifyRoute } from '../routes/legacy/signin';
-import { sendMagicLinkRoute } from '../routes/magic-links';
+import { sendMagicLinkRoute } from '../routes/magicLinks';
 import { metricsRoute } from '../routes/metrics';
 import * as register from '../routes/register';
 import * as signin from '../routes/signin';
 import * as users from '../routes/users';
 import { openApiDocumentRoute } from './documentRoute';
-import type { RouteSpec } from './routeSpec';
+import type { RouteSpec } from '../http/routing/routeSpec';
 
 /** Every route the route modules export, in the order they are declared. */
 const routesOf = (module: Record<string, unknown>): RouteSpec[] =>

@@ -4,7 +4,7 @@ import { PROBLEM_CONTENT_TYPE } from '../../shared/problem';
 import { CURRENT_ROUTES, legacyRoutes } from './catalog';
 import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './jsonSchema';
 import { problemSchema } from './problemSchema';
-import type { RouteSpec } from './routeSpec';
+import type { RouteSpec } from '../http/routing/routeSpec';
 
 /** The base path of the older generation, below each server. */
 export const LEGACY_PREFIX = '/v3';

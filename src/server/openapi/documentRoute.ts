@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from './routeSpec';
+import { defineRoute } from '../http/routing/routeSpec';
 
 export const openApiDocumentRoute = defineRoute({
   method: 'get',

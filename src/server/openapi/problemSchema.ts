@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../http/errorCodes';
+import { ERROR_CODES, type ErrorCode } from '../core/errorCodes';
 import { PROBLEM_TYPE_BASE } from '../../shared/problem';
 
 const CODES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];

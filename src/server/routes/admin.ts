@@ -1,13 +1,13 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { mountRoute } from '../http/mountRoute';
-import { ciObject } from '../http/validation';
-import { defineRoute } from '../openapi/routeSpec';
+import { mountRoute } from '../http/routing/mountRoute';
+import { ciObject } from '../core/validation';
+import { defineRoute } from '../http/routing/routeSpec';
 import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from '../openapi/responseSchemas';
-import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apiKeys';
-import { markDeleteSchema } from '../services/appDeletion';
-import { createAppSchema, featuresPatchSchema } from '../services/apps';
-import { UNKNOWN_USER } from '../services/eventTypes';
+import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apps/apiKeys';
+import { markDeleteSchema } from '../services/apps/appDeletion';
+import { createAppSchema, featuresPatchSchema } from '../services/apps/apps';
+import { UNKNOWN_USER } from '../services/events/eventTypes';
 import type { Services } from '../services';
 
 // The reference sends key scopes as enum integers (Register=0, Login=1 / TokenRegister=0, TokenVerify=1).

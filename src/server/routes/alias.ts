@@ -1,12 +1,12 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/authenticate';
-import { listBody } from '../http/lists';
-import { mountRoute } from '../http/mountRoute';
-import { ciObject, customerUserId, looseBoolean } from '../http/validation';
-import { defineRoute } from '../openapi/routeSpec';
+import { authOf } from '../http/middleware/authenticate';
+import { listBody } from './listBody';
+import { mountRoute } from '../http/routing/mountRoute';
+import { ciObject, customerUserId, looseBoolean } from '../core/validation';
+import { defineRoute } from '../http/routing/routeSpec';
 import { aliasAnswer, listAnswer } from '../openapi/responseSchemas';
-import { aliasListSchema } from '../services/aliases';
+import { aliasListSchema } from '../services/users/aliases';
 import type { Services } from '../services';
 
 const setAliasesSchema = ciObject({

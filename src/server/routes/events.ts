@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { authOf } from '../http/authenticate';
-import { mountRoute } from '../http/mountRoute';
-import { defineRoute } from '../openapi/routeSpec';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
 import { eventPageAnswer } from '../openapi/responseSchemas';
-import { eventsQuerySchema } from '../services/events';
+import { eventsQuerySchema } from '../services/events/eventLog';
 import type { Services } from '../services';
 
 export const listEventsRoute = defineRoute({

@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { mountRoute } from '../http/mountRoute';
-import { defineRoute } from '../openapi/routeSpec';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
 import { healthReportAnswer } from '../openapi/responseSchemas';
 import { loadMigrations } from '../store/migrate';
 import type { Services } from '../services';

@@ -1,9 +1,9 @@
 import { Router, type RequestHandler } from 'express';
-import { mountRoute } from '../http/mountRoute';
-import { configuredSecret } from '../http/configuredSecret';
-import { ApiError } from '../http/problem';
+import { mountRoute } from '../http/routing/mountRoute';
+import { configuredSecret } from '../core/configuredSecret';
+import { ApiError } from '../core/apiError';
 import type { Metrics } from '../metrics/metrics';
-import { defineRoute } from '../openapi/routeSpec';
+import { defineRoute } from '../http/routing/routeSpec';
 import type { Services } from '../services';
 
 /** With METRICS_TOKEN set, `Authorization: Bearer <token>`, compared in constant time; unset, open. */

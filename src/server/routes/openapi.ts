@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { mountRoute } from '../http/mountRoute';
+import { mountRoute } from '../http/routing/mountRoute';
 import { openApiDocumentText } from '../openapi/document';
 import { openApiDocumentRoute } from '../openapi/documentRoute';
 import type { Services } from '../services';

@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { authOf } from '../http/authenticate';
-import { mountRoute } from '../http/mountRoute';
-import { defineRoute } from '../openapi/routeSpec';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
 import { ceremonyOptionsAnswer, tokenAnswer } from '../openapi/responseSchemas';
-import { registerBeginSchema, registerCompleteSchema, registerTokenSchema } from '../services/registration';
+import { registerBeginSchema, registerCompleteSchema, registerTokenSchema } from '../services/ceremonies/registration';
 import type { Services } from '../services';
-import { clientContextOf } from '../webauthn/requestContext';
+import { clientContextOf } from '../http/requestContext';
 
 export const registerTokenRoute = defineRoute({
   method: 'post',

@@ -1,12 +1,12 @@
 import { Router } from 'express';
-import { authOf } from '../http/authenticate';
-import { mountRoute } from '../http/mountRoute';
-import { defineRoute } from '../openapi/routeSpec';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
 import { ceremonyOptionsAnswer, tokenAnswer, verificationAnswer } from '../openapi/responseSchemas';
-import { signinBeginSchema, signinCompleteSchema } from '../services/signin';
-import { generateTokenSchema, verifyTokenSchema } from '../services/verification';
+import { signinBeginSchema, signinCompleteSchema } from '../services/ceremonies/signin';
+import { generateTokenSchema, verifyTokenSchema } from '../services/ceremonies/verification';
 import type { Services } from '../services';
-import { clientContextOf } from '../webauthn/requestContext';
+import { clientContextOf } from '../http/requestContext';
 
 export const signinBeginRoute = defineRoute({
   method: 'post',

@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../http/authenticate';
-import { listBody } from '../http/lists';
-import { mountRoute } from '../http/mountRoute';
-import { defineRoute } from '../openapi/routeSpec';
+import { authOf } from '../http/middleware/authenticate';
+import { listBody } from './listBody';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
 import { listAnswer, userSummaryAnswer } from '../openapi/responseSchemas';
-import { userIdSchema } from '../services/credentials';
+import { userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
 
 export const listUsersRoute = defineRoute({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
-import { ApiError } from '../http/problem';
-import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../http/validation';
+import { ApiError } from '../core/apiError';
+import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../core/validation';
 import { isUniqueViolation, type Db } from '../store';
-import { SYSTEM } from './eventTypes';
-import type { EventLog } from './events';
-import { MAX_TOKEN_LIFETIME_MS } from './tokens';
+import { SYSTEM } from './events/eventTypes';
+import type { EventLog } from './events/eventLog';
+import { MAX_TOKEN_LIFETIME_MS } from './tokens/tokenService';
 
 export const USER_VERIFICATIONS = ['preferred', 'required', 'discouraged'] as const;
 export type UserVerification = (typeof USER_VERIFICATIONS)[number];

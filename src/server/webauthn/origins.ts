@@ -1,5 +1,5 @@
-import { ApiError } from '../http/problem';
-import { normaliseAllowedOrigin } from '../services/apps';
+import { ApiError } from '../core/apiError';
+import { normaliseAllowedOrigin } from '../services/apps/apps';
 
 export interface CeremonyOrigin {
   /** Normalised origin the assertion must carry (`scheme://host[:port]`, or an android: origin). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../http/validation';
+import { MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../core/validation';
 
 export const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
 

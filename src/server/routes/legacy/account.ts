@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { authOf } from '../../http/authenticate';
-import { mountRoute } from '../../http/mountRoute';
-import { defineRoute } from '../../openapi/routeSpec';
+import { authOf } from '../../http/middleware/authenticate';
+import { mountRoute } from '../../http/routing/mountRoute';
+import { defineRoute } from '../../http/routing/routeSpec';
 import { deletionScheduleAnswer } from '../../openapi/responseSchemas';
 import type { Services } from '../../services';
 

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { authOf } from '../../http/authenticate';
-import { listBody } from '../../http/lists';
-import { mountRoute } from '../../http/mountRoute';
-import { defineRoute } from '../../openapi/routeSpec';
+import { authOf } from '../../http/middleware/authenticate';
+import { listBody } from '../listBody';
+import { mountRoute } from '../../http/routing/mountRoute';
+import { defineRoute } from '../../http/routing/routeSpec';
 import { legacyCredentialAnswer, listAnswer } from '../../openapi/responseSchemas';
-import { deleteCredentialSchema, userIdSchema } from '../../services/credentials';
+import { deleteCredentialSchema, userIdSchema } from '../../services/users/credentials';
 import type { Services } from '../../services';
 
 export const legacyListCredentialsRoute = defineRoute({

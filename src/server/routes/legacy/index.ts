@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { methodNotAllowed } from '../../http/methodNotAllowed';
+import { methodNotAllowed } from '../../http/routing/methodNotAllowed';
 import type { Services } from '../../services';
 import { legacyAccountRoutes } from './account';
 import { legacyCredentialRoutes } from './credentials';

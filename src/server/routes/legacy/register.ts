@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { authOf } from '../../http/authenticate';
-import { mountRoute } from '../../http/mountRoute';
-import { ciObject } from '../../http/validation';
-import { defineRoute } from '../../openapi/routeSpec';
+import { authOf } from '../../http/middleware/authenticate';
+import { mountRoute } from '../../http/routing/mountRoute';
+import { ciObject } from '../../core/validation';
+import { defineRoute } from '../../http/routing/routeSpec';
 import { USER_VERIFICATIONS } from '../../services/authConfigs';
-import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/registration';
+import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/ceremonies/registration';
 import type { Services } from '../../services';
 
 const LEGACY_AUTH_TYPES = ['platform', 'cross-platform'] as const;

@@ -1,10 +1,10 @@
 import { Router } from 'express';
-import { authOf } from '../../http/authenticate';
-import { mountRoute } from '../../http/mountRoute';
-import { defineRoute } from '../../openapi/routeSpec';
+import { authOf } from '../../http/middleware/authenticate';
+import { mountRoute } from '../../http/routing/mountRoute';
+import { defineRoute } from '../../http/routing/routeSpec';
 import { legacyVerificationAnswer } from '../../openapi/responseSchemas';
-import { verifyTokenSchema } from '../../services/verification';
-import type { verificationResult } from '../../services/verifyTokens';
+import { verifyTokenSchema } from '../../services/ceremonies/verification';
+import type { verificationResult } from '../../services/tokens/verifyTokens';
 import type { Services } from '../../services';
 
 /** The older generation's verification result: `username` where the current one has `userId`, and no `tokenId` or `type`. */

@@ -1,0 +1,166 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { parseTimeSpan } from '../../shared/timeSpan';
+
+/** The service's settings, read once from the environment (DESIGN.md, "Configuration"). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  managementKey: string | undefined;
+  publicUrl: string;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  mailFile: string;
+  redisUrl: string | undefined;
+  /** Magic-link emails a new app may send in any 30 days. */
+  magicLinkMonthlyQuota: number;
+  /** Apps younger than this may send magic links only to their admin email (0 = no such rule). */
+  magicLinkNewAppPeriodSeconds: number;
+  /** Default of the per-app `sdkCompatibleLists` feature: lists as `{values: [...]}`. */
+  sdkCompatibleLists: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** On SIGTERM/SIGINT: how long in-flight requests may take, and then how long the final writes may take. */
+  shutdownTimeoutMs: number;
+  /** Express's `trust proxy`: whether (and which) X-Forwarded-For hops are believed for the client IP. */
+  trustProxy: TrustProxy;
+  rateLimits: RateLimits;
+  /** Prefix of every key the service writes to Redis. */
+  redisKeyPrefix: string;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+}
+
+/** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
+export type TrustProxy = boolean | number | string[];
+
+/** Requests allowed per window; 0 turns that limit off. */
+export interface RateLimits {
+  enabled: boolean;
+  windowMs: number;
+  publicPerIp: number;
+  publicPerApp: number;
+  privatePerIp: number;
+  privatePerApp: number;
+  authFailuresPerIp: number;
+  authFailuresPerApp: number;
+}
+
+export class ConfigError extends Error {}
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** One entry of a TRUST_PROXY list: an IP address, an address/prefix subnet, or one of Express's names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+const trustProxy = z.string().transform((v, ctx): TrustProxy => {
+  const text = v.trim().toLowerCase();
+  if (['false', '0', 'no', 'off'].includes(text)) return false;
+  if (['true', 'yes', 'on'].includes(text)) return true;
+  if (/^\d{1,3}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((e) => e.trim());
+  if (entries.every(isProxyEntry)) return entries;
+  ctx.addIssue({ code: 'custom', message: 'must be true, false, a hop count, or a comma-separated list of addresses, subnets, loopback, linklocal, uniquelocal' });
+  return z.NEVER;
+});
+
+/** A limit per window: a whole number, 0 = no limit. */
+const limit = (fallback: number) =>
+  optional(z.string().regex(/^\d{1,9}$/, 'must be a whole number (0 turns the limit off)')).transform((v) => (v === undefined ? fallback : Number(v)));
+
+const schema = z.object({
+  PORT: optional(z.string().regex(/^\d+$/, 'must be a whole number')).transform((v) => (v === undefined ? 7001 : Number(v))).pipe(
+    z.number().int().min(1, 'must be between 1 and 65535').max(65535, 'must be between 1 and 65535'),
+  ),
+  HOST: optional(z.string()).transform((v) => v ?? '127.0.0.1'),
+  DATABASE_URL: optional(
+    z.string().refine((v) => /^file:.+/.test(v) || /^postgres(ql)?:\/\/.+/.test(v), 'must be file:<path> or a postgres:// / postgresql:// URL'),
+  ).transform((v) => v ?? 'file:./data/passwordless.db'),
+  MANAGEMENT_KEY: optional(z.string().min(16, 'must be at least 16 characters long')),
+  PUBLIC_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
+  SMTP_URL: optional(z.string().regex(/^smtps?:\/\/[^/]+/, 'must be smtp://user:pass@host:port or smtps://...')),
+  MAIL_FROM: optional(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address')),
+  MAIL_FILE: optional(z.string()).transform((v) => v ?? './data/mail.md'),
+  REDIS_URL: optional(z.string().regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')),
+  MAGIC_LINK_MONTHLY_QUOTA: optional(z.string().regex(/^\d{1,10}$/, 'must be a whole number'))
+    .transform((v) => (v === undefined ? 1000 : Number(v)))
+    .pipe(z.number().max(2_147_483_647, 'must be at most 2147483647')),
+  MAGIC_LINK_NEW_APP_PERIOD: optional(z.string())
+    .transform((v) => (v === undefined ? 86_400 : parseTimeSpan(v)))
+    .pipe(z.number({ message: 'must be a duration hh:mm:ss or d.hh:mm:ss' })),
+  SDK_COMPATIBLE_LISTS: optional(booleanFlag),
+  SHUTDOWN_TIMEOUT_MS: optional(z.string().regex(/^\d{1,7}$/, 'must be a whole number of milliseconds'))
+    .transform((v) => (v === undefined ? 10_000 : Number(v)))
+    .pipe(z.number().max(600_000, 'must be at most 600000 (10 minutes)')),
+  LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent' })),
+  TRUST_PROXY: optional(trustProxy),
+  RATE_LIMITS: optional(z.enum(['on', 'off'], { message: 'must be on or off' })),
+  RATE_LIMIT_WINDOW_SECONDS: optional(z.string().regex(/^\d{1,7}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 60 : Number(v)))
+    .pipe(z.number().min(1, 'must be at least 1')),
+  RATE_LIMIT_PUBLIC_PER_IP: limit(600),
+  RATE_LIMIT_PUBLIC_PER_APP: limit(12_000),
+  RATE_LIMIT_PRIVATE_PER_IP: limit(12_000),
+  RATE_LIMIT_PRIVATE_PER_APP: limit(12_000),
+  RATE_LIMIT_AUTH_FAILURES_PER_IP: limit(60),
+  RATE_LIMIT_AUTH_FAILURES_PER_APP: limit(600),
+  REDIS_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits or :._-')),
+  METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters long')),
+});
+
+/**
+ * Validates the environment. A bad value throws a ConfigError whose message is one line naming
+ * the variable and never echoing a secret's value.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid configuration: ${variable} ${issue.message}`);
+  }
+  const v = parsed.data;
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    databaseUrl: v.DATABASE_URL,
+    managementKey: v.MANAGEMENT_KEY,
+    publicUrl: (v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    smtpUrl: v.SMTP_URL,
+    mailFrom: v.MAIL_FROM ?? 'passwordless@localhost',
+    mailFile: v.MAIL_FILE,
+    redisUrl: v.REDIS_URL,
+    magicLinkMonthlyQuota: v.MAGIC_LINK_MONTHLY_QUOTA,
+    magicLinkNewAppPeriodSeconds: v.MAGIC_LINK_NEW_APP_PERIOD,
+    sdkCompatibleLists: v.SDK_COMPATIBLE_LISTS ?? false,
+    logLevel: v.LOG_LEVEL ?? 'info',
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    trustProxy: v.TRUST_PROXY ?? false,
+    rateLimits: {
+      enabled: v.RATE_LIMITS !== 'off',
+      windowMs: v.RATE_LIMIT_WINDOW_SECONDS * 1000,
+      publicPerIp: v.RATE_LIMIT_PUBLIC_PER_IP,
+      publicPerApp: v.RATE_LIMIT_PUBLIC_PER_APP,
+      privatePerIp: v.RATE_LIMIT_PRIVATE_PER_IP,
+      privatePerApp: v.RATE_LIMIT_PRIVATE_PER_APP,
+      authFailuresPerIp: v.RATE_LIMIT_AUTH_FAILURES_PER_IP,
+      authFailuresPerApp: v.RATE_LIMIT_AUTH_FAILURES_PER_APP,
+    },
+    redisKeyPrefix: v.REDIS_KEY_PREFIX ?? 'passwordless:',
+    metricsToken: v.METRICS_TOKEN,
+  };
+}

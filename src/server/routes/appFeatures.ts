@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
+import { appFeaturesSchema } from '../services/apps/apps';
+import type { Services } from '../services';
+
+export const setOwnFeaturesRoute = defineRoute({
+  method: 'post',
+  path: '/apps/features',
+  operationId: 'setOwnFeatures',
+  summary: "The app's own switches (changes what it is given).",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: appFeaturesSchema,
+  responses: { 204: { description: 'Changed.' } },
+});
+
+/** The app's own switches (ApiSecret): the reference's private `POST /apps/features`. */
+export function appFeatureRoutes(services: Services): Router {
+  const router = Router();
+  mountRoute(router, services, setOwnFeaturesRoute, async ({ body }, _req, res) => {
+    await services.apps.setOwnFeatures(authOf(res).appId, body);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,78 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
+import { authConfigAnswer } from '../openapi/responseSchemas';
+import { addAuthConfigSchema, deleteAuthConfigSchema, editAuthConfigSchema, listAuthConfigsQuerySchema } from '../services/authConfigs';
+import type { Services } from '../services';
+
+export const listAuthConfigsRoute = defineRoute({
+  method: 'get',
+  path: '/auth-configs/list',
+  operationId: 'listAuthConfigs',
+  summary: 'Authentication configurations (purposes), built-ins first; with purpose, that one or none.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  query: listAuthConfigsQuerySchema,
+  responses: { 200: { description: 'The configurations.', schema: z.looseObject({ configurations: z.array(authConfigAnswer) }) } },
+});
+
+export const addAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs/add',
+  operationId: 'addAuthConfig',
+  summary: 'Add an authentication configuration.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: addAuthConfigSchema,
+  responses: { 201: { description: 'Added.' } },
+});
+
+export const editAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs',
+  operationId: 'editAuthConfig',
+  summary: 'Change the fields of an authentication configuration it is given.',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: editAuthConfigSchema,
+  responses: { 204: { description: 'Changed.' } },
+});
+
+export const deleteAuthConfigRoute = defineRoute({
+  method: 'post',
+  path: '/auth-configs/delete',
+  operationId: 'deleteAuthConfig',
+  summary: 'Delete an authentication configuration (not a built-in).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: deleteAuthConfigSchema,
+  responses: { 204: { description: 'Deleted.' } },
+});
+
+/** Authentication configurations (purposes), ApiSecret. */
+export function authConfigRoutes(services: Services): Router {
+  const router = Router();
+  const { authConfigs } = services;
+
+  mountRoute(router, services, listAuthConfigsRoute, async ({ query }, _req, res) => {
+    res.json({ configurations: await authConfigs.list(authOf(res).appId, query.purpose || undefined) });
+  });
+
+  mountRoute(router, services, addAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.add(authOf(res).appId, body);
+    res.status(201).end();
+  });
+
+  mountRoute(router, services, editAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.edit(authOf(res).appId, body);
+    res.status(204).end();
+  });
+
+  mountRoute(router, services, deleteAuthConfigRoute, async ({ body }, _req, res) => {
+    await authConfigs.remove(authOf(res).appId, body);
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import { authOf } from '../http/middleware/authenticate';
+import { mountRoute } from '../http/routing/mountRoute';
+import { defineRoute } from '../http/routing/routeSpec';
+import { sendMagicLinkSchema } from '../services/magicLinks/magicLinks';
+import type { Services } from '../services';
+
+export const sendMagicLinkRoute = defineRoute({
+  method: 'post',
+  path: '/magic-links/send',
+  operationId: 'sendMagicLink',
+  summary: 'Mail a sign-in link ($TOKEN in urlTemplate becomes a verify_ token).',
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: sendMagicLinkSchema,
+  responses: { 204: { description: 'The mail was handed to the mail server (or MAIL_FILE).' } },
+});
+
+export function magicLinkRoutes(services: Services): Router {
+  const router = Router();
+  mountRoute(router, services, sendMagicLinkRoute, async ({ body }, _req, res) => {
+    await services.magicLinks.send(authOf(res).appId, body);
+    res.status(204).end();
+  });
+  return router;
+}

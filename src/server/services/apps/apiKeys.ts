@@ -1,0 +1,121 @@
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../../shared/apiKeys';
+import type { Db } from '../../store';
+import { UNKNOWN_USER } from '../events/eventTypes';
+import type { EventLog } from '../events/eventLog';
+import { AppIncarnations } from './incarnations';
+
+export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
+export const PUBLIC_SCOPES = ['register', 'login'] as const;
+export const SECRET_SCOPES = ['token_register', 'token_verify'] as const;
+export type Scope = (typeof PUBLIC_SCOPES)[number] | (typeof SECRET_SCOPES)[number];
+
+export function digestKey(value: string): string {
+  // One-shot: no Hash object per request.
+  return hash('sha256', value, 'hex');
+}
+
+/** `<appId>:<kind>:<32 hex>`: 128 random bits, so a plain SHA-256 digest is a safe stored form. */
+export function generateKey(appId: string, kind: KeyKind): string {
+  return `${appId}:${kind}:${randomBytes(16).toString('hex')}`;
+}
+
+export function constantTimeEqualHex(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export interface AuthenticatedKey {
+  appId: string;
+  kind: KeyKind;
+  keyId: string;
+  scopes: Scope[];
+  /** The incarnation of the app the key was checked against. */
+  incarnation: string;
+}
+
+/**
+ * `unknown`: no such key; `invalid`: the app has a key with this id, but not this one; `locked`:
+ * locked key or frozen app; `deleting`: the app is pending deletion and its keys are frozen.
+ */
+export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason: 'unknown' | 'invalid' | 'locked' | 'deleting' };
+
+interface CacheEntry {
+  appId: string;
+  check: KeyCheck;
+  expires: number;
+}
+
+/**
+ * Authenticates API keys. A hit in the short-lived cache costs one SHA-256; a miss costs two
+ * indexed reads. Lock, unlock, delete and freeze in this process clear the cache at once; other
+ * replicas (and the offline CLI) take effect within `ttlMs`, at once when a notification or a
+ * newer read (`incarnations`) says the app was re-created. A wrong or locked key of an existing
+ * app leaves an event in that app's log.
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+
+  constructor(
+    private readonly db: Db,
+    /** Where failed uses are logged; none for an offline check. */
+    private readonly events?: EventLog,
+    private readonly incarnations = new AppIncarnations(),
+    private readonly ttlMs = 5000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async check(value: string): Promise<KeyCheck> {
+    const parsed = parseKey(value);
+    if (!parsed) return { ok: false, reason: 'unknown' };
+    const digest = digestKey(value);
+    const now = Date.now();
+    const cached = this.cache.get(digest);
+    let check: KeyCheck;
+    if (cached && cached.expires > now && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
+    else {
+      check = await this.lookup(parsed, digest);
+      if (this.cache.size >= this.maxEntries) this.cache.clear();
+      this.cache.set(digest, { appId: parsed.appId, check, expires: now + this.ttlMs });
+    }
+    if (!check.ok && check.reason !== 'unknown') this.recordFailure(parsed, check.reason);
+    return check;
+  }
+
+  private recordFailure(parsed: ParsedKey, reason: 'invalid' | 'locked' | 'deleting'): void {
+    const kind = parsed.kind === 'secret' ? 'Secret' : 'Public';
+    this.events?.record(parsed.appId, {
+      type: reason === 'invalid' ? `ApiAuthInvalid${kind}KeyUsed` : `ApiAuthDisabled${kind}KeyUsed`,
+      message: reason === 'invalid' ? `A ${parsed.kind} key that does not match the key with this id was used.` : `A locked ${parsed.kind} key (or one of a frozen app) was used.`,
+      subject: parsed.keyId,
+      performedBy: UNKNOWN_USER,
+      apiKeyId: parsed.keyId,
+    });
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  /** Drops the cached checks of one app's keys. */
+  forgetApp(appId: string): void {
+    for (const [digest, entry] of this.cache) {
+      if (entry.appId === appId) this.cache.delete(digest);
+    }
+  }
+
+  private async lookup(parsed: ParsedKey, digest: string): Promise<KeyCheck> {
+    const row = await this.db.apiKey.findUnique({ where: { tenant_id: { tenant: parsed.appId, id: parsed.keyId } } });
+    if (!row) return { ok: false, reason: 'unknown' };
+    if (row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'invalid' };
+    if (row.isLocked) return { ok: false, reason: 'locked' };
+    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true, keysFrozenForDeletion: true, incarnation: true } });
+    if (!app) return { ok: false, reason: 'unknown' };
+    this.incarnations.note(parsed.appId, app.incarnation);
+    if (app.keysFrozenForDeletion) return { ok: false, reason: 'deleting' };
+    if (app.frozen) return { ok: false, reason: 'locked' };
+    const scopes = row.scopes.split(',').filter(Boolean) as Scope[];
+    return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes, incarnation: app.incarnation } };
+  }
+}

@@ -1,0 +1,177 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { MAX_NAME_LENGTH, boundedString, ciObject } from '../../core/validation';
+import type { Db } from '../../store';
+import { APP_ID_PATTERN } from './apiKeys';
+import { appNotFound } from './apps';
+import { deletionWarningMessage } from './deletionWarningMessage';
+import { SYSTEM } from '../events/eventTypes';
+import type { EventLog } from '../events/eventLog';
+import type { Mailer } from '../../mail/mailer';
+import { tokenPayload, type TokenService } from '../tokens/tokenService';
+
+const HOUR_MS = 3_600_000;
+/** The spec's schedule: keys frozen after 24 hours, data deleted after 14 days. */
+export const KEYS_FREEZE_AFTER_MS = 24 * HOUR_MS;
+export const DATA_DELETED_AFTER_MS = 14 * 24 * HOUR_MS;
+
+/** The management API's `mark-delete` body (the reference's `{appId, deletedBy}`; the id comes from the path). */
+export const markDeleteSchema = ciObject({ deletedBy: boundedString(MAX_NAME_LENGTH).nullish() });
+
+/** What an abort link's `abort_` token carries: the nonce of the deletion it cancels. */
+const abortTokenSchema = tokenPayload({ nonce: z.string() });
+
+const NOT_PENDING = { deleteAt: null, keysFreezeAt: null, keysFrozenForDeletion: false, deletionNonce: null } as const;
+
+export interface DeletionSchedule {
+  message: string;
+  isDeleted: false;
+  keysFreezeAt: string;
+  deleteAt: string;
+  adminEmails: string[];
+}
+
+/** The steps one sweep performed (each app id at most once across every sweeper). */
+export interface DeletionSweepReport {
+  frozen: string[];
+  deleted: string[];
+}
+
+/**
+ * Account deletion (the spec's States table): a request freezes the app's keys after 24 hours and
+ * deletes all of its data after 14 days, unless an admin cancels it with the emailed link (or the
+ * operator does). The schedule lives in the App row; `sweep()` performs what is due, and each step
+ * is claimed by one conditional statement, so any number of sweepers (replicas) perform it once.
+ */
+export class AppDeletionService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+    private readonly mailer: Mailer,
+    private readonly events: EventLog,
+    private readonly logger: Logger,
+    /** PUBLIC_URL: where the abort link points. */
+    private readonly publicUrl: string,
+    /** Clears what this process caches about the app (key checks, settings, token keys). */
+    private readonly onAppChanged: (appId: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Schedules the deletion and mails the warning with the abort link; 502 (and nothing scheduled) if the mail cannot go. */
+  async schedule(appId: string, requestedBy: string): Promise<DeletionSchedule> {
+    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId }, select: { adminEmail: true } }) : null;
+    if (!app) throw appNotFound(appId);
+    const now = this.now();
+    const keysFreezeAt = new Date(now + KEYS_FREEZE_AFTER_MS);
+    const deleteAt = new Date(now + DATA_DELETED_AFTER_MS);
+    const nonce = randomBytes(32).toString('base64url');
+    const { count } = await this.db.app.updateMany({ where: { id: appId, deleteAt: null }, data: { deleteAt, keysFreezeAt, keysFrozenForDeletion: false, deletionNonce: nonce } });
+    if (count === 0) {
+      const pending = await this.db.app.findUnique({ where: { id: appId }, select: { deleteAt: true } });
+      if (!pending) throw appNotFound(appId);
+      throw new ApiError('app_pending_deletion', { detail: `The app '${appId}' will be deleted at ${pending.deleteAt?.toISOString()}.` });
+    }
+    const token = await this.tokens.issue('abort', { app: appId, exp: deleteAt.getTime(), nonce });
+    const abortLink = `${this.publicUrl}/apps/delete/cancel/${appId}?token=${encodeURIComponent(token)}`;
+    try {
+      await this.mailer.send(deletionWarningMessage({ to: app.adminEmail, appId, requestedBy, keysFreezeAt, deleteAt, abortLink }));
+    } catch (error) {
+      // Nobody could cancel a deletion they were never told about: undo it.
+      await this.db.app.updateMany({ where: { id: appId, deletionNonce: nonce }, data: NOT_PENDING });
+      const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
+      this.logger.warn({ appId, mailer: this.mailer.kind, code, responseCode, command }, 'deletion warning mail delivery failed; deletion not scheduled');
+      throw new ApiError('mail_delivery_failed', { detail: 'The deletion was not scheduled, because its warning could not be mailed to the admin.' });
+    }
+    this.events.record(appId, {
+      type: 'ApiManagementAppMarkedForDeletion',
+      message: `The app was marked for deletion: keys freeze at ${keysFreezeAt.toISOString()}, data is deleted at ${deleteAt.toISOString()}.`,
+      subject: appId,
+      performedBy: requestedBy,
+    });
+    return {
+      message: `The app '${appId}' will be deleted. Its keys stop working at ${keysFreezeAt.toISOString()} and all of its data is deleted at ${deleteAt.toISOString()}. The admin was emailed a link that cancels the deletion.`,
+      isDeleted: false,
+      keysFreezeAt: keysFreezeAt.toISOString(),
+      deleteAt: deleteAt.toISOString(),
+      adminEmails: [app.adminEmail],
+    };
+  }
+
+  /** The operator's cancel (management API, CLI): the app is no longer pending and its keys work again. */
+  async cancel(appId: string, performedBy: string): Promise<{ message: string }> {
+    if (!APP_ID_PATTERN.test(appId)) throw appNotFound(appId);
+    const { count } = await this.db.app.updateMany({ where: { id: appId, deleteAt: { not: null } }, data: NOT_PENDING });
+    if (count === 0) {
+      if (!(await this.db.app.findUnique({ where: { id: appId }, select: { id: true } }))) throw appNotFound(appId);
+      throw new ApiError('app_not_pending_deletion');
+    }
+    this.cancelled(appId, performedBy);
+    return { message: `The deletion of the app '${appId}' was cancelled; its keys work again.` };
+  }
+
+  /**
+   * The emailed link: true if it cancelled the deletion. A forged, expired or already used link,
+   * or one for a deletion already cancelled or carried out, is false and changes nothing.
+   */
+  async cancelWithLink(appId: string, token: unknown): Promise<boolean> {
+    if (!APP_ID_PATTERN.test(appId)) return false;
+    let nonce: string;
+    try {
+      ({ nonce } = await this.tokens.open('abort', token, appId, abortTokenSchema));
+    } catch (error) {
+      if (error instanceof ApiError) return false;
+      throw error;
+    }
+    // Single use: the nonce is cleared with the schedule, in the statement that checks it.
+    const { count } = await this.db.app.updateMany({ where: { id: appId, deletionNonce: nonce, deleteAt: { not: null } }, data: NOT_PENDING });
+    if (count === 0) return false;
+    this.cancelled(appId, 'Abort link');
+    return true;
+  }
+
+  private cancelled(appId: string, performedBy: string): void {
+    this.onAppChanged(appId);
+    this.events.record(appId, { type: 'ApiManagementAppDeletionCancelled', message: 'The deletion of the app was cancelled.', subject: appId, performedBy });
+  }
+
+  /** Performs every due step: freezes keys past keysFreezeAt, deletes apps past deleteAt (data and all). */
+  async sweep(): Promise<DeletionSweepReport> {
+    const now = new Date(this.now());
+    const due = await this.db.app.findMany({
+      where: { OR: [{ deleteAt: { lte: now } }, { keysFreezeAt: { lte: now }, keysFrozenForDeletion: false }] },
+      select: { id: true, deleteAt: true },
+    });
+    const report: DeletionSweepReport = { frozen: [], deleted: [] };
+    for (const app of due) {
+      if (app.deleteAt && app.deleteAt <= now) {
+        if (await this.purge(app.id, now)) report.deleted.push(app.id);
+      } else if (await this.freeze(app.id, now)) {
+        report.frozen.push(app.id);
+      }
+    }
+    return report;
+  }
+
+  private async freeze(appId: string, now: Date): Promise<boolean> {
+    const { count } = await this.db.app.updateMany({
+      where: { id: appId, keysFrozenForDeletion: false, keysFreezeAt: { lte: now } },
+      data: { keysFrozenForDeletion: true },
+    });
+    if (count === 0) return false; // another sweeper did it, or the deletion was cancelled meanwhile
+    this.onAppChanged(appId);
+    this.logger.info({ appId }, 'app pending deletion: keys frozen');
+    this.events.record(appId, { type: 'ApiManagementAppFrozenForDeletion', message: 'The app is being deleted: its keys were frozen.', subject: appId, performedBy: SYSTEM });
+    return true;
+  }
+
+  /** One DELETE of the App row; the foreign keys' cascades take every row of the app with it. */
+  private async purge(appId: string, now: Date): Promise<boolean> {
+    const { count } = await this.db.app.deleteMany({ where: { id: appId, deleteAt: { lte: now } } });
+    if (count === 0) return false;
+    this.onAppChanged(appId);
+    this.logger.info({ appId }, 'app pending deletion: all data deleted');
+    return true;
+  }
+}

@@ -1,0 +1,372 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../../core/validation';
+import { isRecordNotFound, isUniqueViolation, type Db } from '../../store';
+import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
+import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
+import type { AppEvent, EventLog } from '../events/eventLog';
+
+export const PLANS = ['trial', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+/** The stores keep these counts in 32-bit integer columns. */
+const MAX_INT32 = 2_147_483_647;
+const nonNegativeInt32 = () => z.number().int().min(0).max(MAX_INT32, `must be at most ${MAX_INT32}`);
+/** Days; one rule at creation and afterwards, so that what GET features answers can be posted back. */
+const retentionDays = () => z.number().int().min(0).max(90);
+
+/** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
+export function normaliseAllowedOrigin(value: string): string | undefined {
+  if (/^android:apk-key-hash:[A-Za-z0-9_\-+/=]+$/.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search || url.hash) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}
+
+const allowedOrigins = z
+  .array(z.string())
+  .max(50)
+  .transform((values, ctx) => {
+    const out: string[] = [];
+    for (const value of values) {
+      const origin = normaliseAllowedOrigin(value);
+      if (origin === undefined) ctx.addIssue({ code: 'custom', message: `has an entry that is not an origin (https://host[:port] or android:apk-key-hash:...)` });
+      else if (!out.includes(origin)) out.push(origin);
+    }
+    return out;
+  });
+
+/** The features an operator may change; every field optional (POST changes what it is given). */
+export const featuresPatchSchema = ciObject({
+  eventLoggingIsEnabled: looseBoolean().optional(),
+  eventLoggingRetentionPeriod: retentionDays().optional(),
+  magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
+  maxUsers: nonNegativeInt32().nullable().optional(),
+  allowAttestation: looseBoolean().optional(),
+  isGenerateSignInTokenEndpointEnabled: looseBoolean().optional(),
+  isMagicLinksEnabled: looseBoolean().optional(),
+  plan: ciEnum(PLANS).optional(),
+  allowedOrigins: allowedOrigins.optional(),
+  sdkCompatibleLists: looseBoolean().nullable().optional(),
+});
+export type FeaturesPatch = z.output<typeof featuresPatchSchema>;
+
+/** Lenient on purpose (one @, no spaces): `admin@localhost` is a fine address on a self-hosted box. */
+export const emailAddress = () => z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
+
+export const createAppSchema = ciObject({
+  adminEmail: emailAddress(),
+  plan: ciEnum(PLANS).optional(),
+  magicLinkEmailMonthlyQuota: nonNegativeInt32().optional(),
+  eventLoggingIsEnabled: looseBoolean().optional(),
+  eventLoggingRetentionPeriod: retentionDays().optional(),
+  maxUsers: nonNegativeInt32().nullable().optional(),
+  allowAttestation: looseBoolean().optional(),
+  allowedOrigins: allowedOrigins.optional(),
+});
+export type CreateAppInput = z.output<typeof createAppSchema>;
+
+/** The private API's `POST /apps/features` (ApiSecret): the reference's three switches, patch semantics. */
+export const appFeaturesSchema = ciObject({
+  performedBy: boundedString(MAX_NAME_LENGTH).nullish(),
+  eventLoggingRetentionPeriod: retentionDays().nullish(),
+  enableManuallyGeneratedAuthenticationTokens: looseBoolean().nullish(),
+  enableMagicLinks: looseBoolean().nullish(),
+});
+
+export interface AppFeatures {
+  eventLoggingIsEnabled: boolean;
+  eventLoggingRetentionPeriod: number;
+  developerLoggingEndsAt: null;
+  magicLinkEmailMonthlyQuota: number;
+  maxUsers: number | null;
+  allowAttestation: boolean;
+  isGenerateSignInTokenEndpointEnabled: boolean;
+  isMagicLinksEnabled: boolean;
+  plan: Plan;
+  allowedOrigins: string[];
+  sdkCompatibleLists: boolean;
+}
+
+export interface CreatedApp {
+  message: string;
+  apiKey1: string;
+  apiKey2: string;
+  apiSecret1: string;
+  apiSecret2: string;
+}
+
+function assertAppId(appId: string): void {
+  if (!APP_ID_PATTERN.test(appId)) {
+    throw new ApiError('validation_failed', {
+      detail: "'appId' must be between 3 and 62 characters, contain only lowercase letters and numbers, and start with a lowercase letter.",
+      extras: { errors: { appId: ["'appId' must be between 3 and 62 characters, contain only lowercase letters and numbers, and start with a lowercase letter."] } },
+    });
+  }
+}
+
+/** Tries at picking an unused key id when concurrent requests keep taking the one picked. */
+const KEY_ID_ATTEMPTS = 3;
+
+export const appNotFound = (appId: string) => new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+
+/** A key id is the key's last four hex characters; anything else (or under an impossible app id) names no key. */
+function assertKeyAddress(appId: string, keyId: string): void {
+  if (!APP_ID_PATTERN.test(appId) || !/^[0-9a-f]{4}$/.test(keyId)) throw new ApiError('api_key_not_found');
+}
+
+function keyRow(appId: string, kind: KeyKind, value: string, scopes: readonly Scope[]) {
+  const parsed = parseKey(value)!;
+  return {
+    tenant: appId,
+    id: parsed.keyId,
+    kind,
+    keyHash: digestKey(value),
+    publicValue: kind === 'public' ? value : null,
+    scopes: scopes.join(','),
+  };
+}
+
+/** Generates `count` keys whose ids (last four characters) are unique within the app. */
+function generateKeys(appId: string, kind: KeyKind, count: number, takenIds: Set<string>): string[] {
+  const keys: string[] = [];
+  while (keys.length < count) {
+    const value = generateKey(appId, kind);
+    const id = value.slice(-4);
+    if (takenIds.has(id)) continue;
+    takenIds.add(id);
+    keys.push(value);
+  }
+  return keys;
+}
+
+export class AppsService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+    private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number },
+    /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
+    private readonly onAppChanged: (appId: string) => void = () => undefined,
+  ) {}
+
+  async isAvailable(appId: string): Promise<boolean> {
+    assertAppId(appId);
+    return (await this.db.app.findUnique({ where: { id: appId }, select: { id: true } })) === null;
+  }
+
+  async create(appId: string, input: CreateAppInput): Promise<CreatedApp> {
+    assertAppId(appId);
+    const taken = new Set<string>();
+    const [apiKey1, apiKey2] = generateKeys(appId, 'public', 2, taken);
+    const [apiSecret1, apiSecret2] = generateKeys(appId, 'secret', 2, taken);
+    const plan = input.plan ?? 'trial';
+    try {
+      await this.db.$transaction([
+        this.db.app.create({
+          data: {
+            id: appId,
+            incarnation: randomBytes(8).toString('hex'),
+            adminEmail: input.adminEmail,
+            plan,
+            magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
+            eventLoggingIsEnabled: input.eventLoggingIsEnabled ?? false,
+            eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 90,
+            maxUsers: input.maxUsers ?? null,
+            allowAttestation: input.allowAttestation ?? plan === 'enterprise',
+            allowedOrigins: JSON.stringify(input.allowedOrigins ?? []),
+          },
+        }),
+        this.db.apiKey.createMany({
+          data: [
+            keyRow(appId, 'public', apiKey1, PUBLIC_SCOPES),
+            keyRow(appId, 'public', apiKey2, PUBLIC_SCOPES),
+            keyRow(appId, 'secret', apiSecret1, SECRET_SCOPES),
+            keyRow(appId, 'secret', apiSecret2, SECRET_SCOPES),
+          ],
+        }),
+      ]);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
+      throw error;
+    }
+    // Caches here and (notified) on other replicas may hold what a previous app of this id left.
+    this.onAppChanged(appId);
+    this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: input.adminEmail });
+    return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
+  }
+
+  async list() {
+    const apps = await this.db.app.findMany({ orderBy: { id: 'asc' } });
+    return apps.map((app) => ({
+      appId: app.id,
+      adminEmail: app.adminEmail,
+      plan: app.plan,
+      createdAt: app.createdAt.toISOString(),
+      frozen: app.frozen,
+      // Pending deletion: when the data goes (null: not pending).
+      deleteAt: app.deleteAt?.toISOString() ?? null,
+    }));
+  }
+
+  private async requireApp(appId: string) {
+    // An id no app can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
+    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId } }) : null;
+    if (!app) throw appNotFound(appId);
+    return app;
+  }
+
+  /** Updates an app that requireApp found, which a concurrent delete may have removed since. */
+  private async updateApp(appId: string, data: Parameters<Db['app']['update']>[0]['data']): Promise<void> {
+    try {
+      await this.db.app.update({ where: { id: appId }, data });
+    } catch (error) {
+      if (isRecordNotFound(error)) throw appNotFound(appId);
+      throw error;
+    }
+  }
+
+  async getFeatures(appId: string): Promise<AppFeatures> {
+    const app = await this.requireApp(appId);
+    return {
+      eventLoggingIsEnabled: app.eventLoggingIsEnabled,
+      eventLoggingRetentionPeriod: app.eventLoggingRetentionPeriod,
+      developerLoggingEndsAt: null,
+      magicLinkEmailMonthlyQuota: app.magicLinkEmailMonthlyQuota,
+      maxUsers: app.maxUsers,
+      allowAttestation: app.allowAttestation,
+      isGenerateSignInTokenEndpointEnabled: app.isGenerateSignInTokenEndpointEnabled,
+      isMagicLinksEnabled: app.isMagicLinksEnabled,
+      plan: app.plan as Plan,
+      allowedOrigins: JSON.parse(app.allowedOrigins) as string[],
+      sdkCompatibleLists: app.sdkCompatibleLists ?? this.defaults.sdkCompatibleLists,
+    };
+  }
+
+  async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
+    await this.requireApp(appId);
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
+    const { allowedOrigins, ...rest } = patch;
+    await this.updateApp(appId, { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) });
+    this.onAppChanged(appId);
+    const fields = Object.keys(patch);
+    if (fields.length > 0) {
+      this.events.record(appId, { type: 'ApiManagementFeaturesChanged', message: `Features changed: ${fields.join(', ')}.`, subject: appId, performedBy: UNKNOWN_USER });
+    }
+  }
+
+  /** The app's own switches (private API), each change logged with who made it. */
+  async setOwnFeatures(appId: string, input: z.output<typeof appFeaturesSchema>): Promise<void> {
+    const performedBy = input.performedBy?.trim() || UNKNOWN_USER;
+    const patch: Pick<FeaturesPatch, 'isMagicLinksEnabled' | 'isGenerateSignInTokenEndpointEnabled' | 'eventLoggingRetentionPeriod'> = {};
+    const changes: AppEvent[] = [];
+    if (input.enableMagicLinks != null) {
+      patch.isMagicLinksEnabled = input.enableMagicLinks;
+      const state = input.enableMagicLinks ? 'Enabled' : 'Disabled';
+      changes.push({ type: `AdminMagicLinks${state}`, message: `Magic links were ${state.toLowerCase()}.`, subject: appId, performedBy });
+    }
+    if (input.enableManuallyGeneratedAuthenticationTokens != null) {
+      patch.isGenerateSignInTokenEndpointEnabled = input.enableManuallyGeneratedAuthenticationTokens;
+      const state = input.enableManuallyGeneratedAuthenticationTokens ? 'Enabled' : 'Disabled';
+      changes.push({ type: `AdminGenerateSignInTokenEndpoint${state}`, message: `The generate-token endpoint was ${state.toLowerCase()}.`, subject: appId, performedBy });
+    }
+    if (input.eventLoggingRetentionPeriod != null) {
+      patch.eventLoggingRetentionPeriod = input.eventLoggingRetentionPeriod;
+      changes.push({ type: 'AdminEventLoggingRetentionChanged', message: `Events are now kept for ${input.eventLoggingRetentionPeriod} days.`, subject: appId, performedBy });
+    }
+    await this.events.flush(); // what happened before the change is logged (or not) under the old settings
+    await this.updateApp(appId, patch);
+    this.onAppChanged(appId);
+    for (const change of changes) this.events.record(appId, change);
+  }
+
+  async listKeys(appId: string) {
+    await this.requireApp(appId);
+    const keys = await this.db.apiKey.findMany({ where: { tenant: appId }, orderBy: { createdAt: 'asc' } });
+    return keys.map((key) => ({
+      id: key.id,
+      createdAt: key.createdAt.toISOString(),
+      // Secrets are never stored, so they can only be shown masked.
+      apiKey: key.publicValue ?? `${appId}:secret:${'*'.repeat(28)}${key.id}`,
+      // The reference's enum value (1 public, 2 secret), plus a readable name.
+      type: key.kind === 'public' ? 1 : 2,
+      kind: key.kind,
+      scopes: key.scopes.split(',').filter(Boolean).sort(),
+      isLocked: key.isLocked,
+      lastLockedAt: key.lastLockedAt?.toISOString() ?? null,
+      lastUnlockedAt: key.lastUnlockedAt?.toISOString() ?? null,
+    }));
+  }
+
+  async createKey(appId: string, kind: KeyKind, scopes: Scope[]): Promise<string> {
+    await this.requireApp(appId);
+    const allowed: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
+    if (scopes.length === 0) throw new ApiError('create_api_key_scopes_required');
+    if (scopes.some((s) => !allowed.includes(s))) {
+      throw new ApiError('validation_failed', { extras: { errors: { scopes: [`${kind} keys take the scopes ${allowed.join(', ')}.`] } } });
+    }
+    // A concurrent request may take the same four-character id between our read and our insert.
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.db.apiKey.findMany({ where: { tenant: appId }, select: { id: true } });
+      const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
+      try {
+        await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
+        const keyId = value.slice(-4);
+        this.events.record(appId, { type: 'AdminApiKeyCreated', message: `A ${kind} key was created.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+        return value;
+      } catch (error) {
+        if (!isUniqueViolation(error) || attempt === KEY_ID_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async setKeyLocked(appId: string, keyId: string, locked: boolean): Promise<void> {
+    assertKeyAddress(appId, keyId);
+    const now = new Date();
+    const { count } = await this.db.apiKey.updateMany({
+      where: { tenant: appId, id: keyId },
+      data: locked ? { isLocked: true, lastLockedAt: now } : { isLocked: false, lastUnlockedAt: now },
+    });
+    if (count === 0) throw new ApiError('api_key_not_found');
+    this.onAppChanged(appId);
+    const verb = locked ? 'Locked' : 'Unlocked';
+    this.events.record(appId, { type: `AdminApiKey${verb}`, message: `An API key was ${verb.toLowerCase()}.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+  }
+
+  async deleteKey(appId: string, keyId: string): Promise<void> {
+    assertKeyAddress(appId, keyId);
+    const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
+    if (count === 0) throw new ApiError('api_key_not_found');
+    this.onAppChanged(appId);
+    this.events.record(appId, { type: 'AdminApiKeyDeleted', message: 'An API key was deleted.', subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+  }
+
+  /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
+  async setFrozen(appId: string, frozen: boolean): Promise<void> {
+    await this.requireApp(appId);
+    await this.updateApp(appId, { frozen });
+    this.onAppChanged(appId);
+    const verb = frozen ? 'Frozen' : 'Unfrozen';
+    this.events.record(appId, { type: `ApiManagementApp${verb}`, message: `The app's keys were ${frozen ? 'frozen' : 'unfrozen'}.`, subject: appId, performedBy: SYSTEM });
+  }
+
+  /**
+   * Removes the app and, through the foreign keys' cascades, every row it owns, in one statement;
+   * a request still writing for the app afterwards is refused by those keys.
+   */
+  async delete(appId: string) {
+    const app = await this.requireApp(appId);
+    try {
+      await this.db.app.delete({ where: { id: appId } });
+    } catch (error) {
+      if (isRecordNotFound(error)) throw appNotFound(appId); // a concurrent delete won
+      throw error;
+    }
+    this.onAppChanged(appId);
+    return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
+  }
+}

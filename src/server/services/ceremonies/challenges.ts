@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import type { Db, HotPath } from '../../store';
+
+export type Ceremony = 'registration' | 'authentication';
+
+/** Browser-side ceremony timeout we advertise (WebAuthn `timeout`). */
+export const CEREMONY_TIMEOUT_MS = 60_000;
+/** The server keeps a challenge a little longer than the browser waits, for the round trip back. */
+export const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
+
+/**
+ * Single-use challenges. Deleting the row is what consumes it, in one conditional statement,
+ * before any verification runs: a replayed or raced completion finds nothing to delete, even
+ * when the first attempt failed verification.
+ */
+export class ChallengeStore {
+  constructor(
+    private readonly db: Db,
+    private readonly hot: HotPath,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * 32 random bytes (the spec asks for at least 16), base64url. `expectedUserId` binds a sign-in
+   * to the user it named; it stays on the server.
+   */
+  async issue(tenant: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
+    const challenge = randomBytes(32).toString('base64url');
+    const expiresAt = this.now() + CHALLENGE_TTL_MS;
+    await this.hot.insertChallenge({ id: challenge, tenant, ceremony, expiresAt, expectedUserId });
+    return { challenge, expiresAt };
+  }
+
+  /**
+   * Succeeds exactly once per issued challenge, and only before it expires: one
+   * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.
+   */
+  async consume(tenant: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
+    return this.hot.deleteChallenge(tenant, ceremony, challenge, this.now());
+  }
+
+  /**
+   * Housekeeping, in the background (never on a request): drops expired challenges and
+   * redeemed-token ids that can no longer matter. Both delete through their `expiresAt` index.
+   */
+  async sweep(): Promise<void> {
+    const now = new Date(this.now());
+    await this.db.challenge.deleteMany({ where: { expiresAt: { lt: now } } });
+    await this.db.redeemedToken.deleteMany({ where: { expiresAt: { lt: now } } });
+  }
+}

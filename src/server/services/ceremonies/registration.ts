@@ -1,0 +1,318 @@
+import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
+import { isUniqueViolation, type Db } from '../../store';
+import { SUPPORTED_ALGORITHM_IDS } from '../../webauthn/algorithms';
+import { toBase64Url, userHandleOf } from '../../webauthn/encoding';
+import { resolveCeremonyOrigin } from '../../webauthn/origins';
+import { isUsablePublicKey } from '../../webauthn/publicKey';
+import { descriptorOf } from '../../webauthn/descriptors';
+import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
+import type { ClientContext } from '../../http/requestContext';
+import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { expectationsOf } from '../../webauthn/expectations';
+import { ALIAS_WRITE_ATTEMPTS, MAX_ALIASES, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
+import { attestationAllowed, type AppSettingsCache } from '../apps/appFeaturesCache';
+import { USER_VERIFICATIONS } from '../authConfigs';
+import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { EventLog } from '../events/eventLog';
+import { ATTESTATIONS, sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
+import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
+import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
+
+const DEFAULT_REGISTER_TTL_MS = 120_000;
+const VERIFY_TOKEN_TTL_SECONDS = 120;
+const MAX_CREDENTIAL_ID_BYTES = 1023;
+const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
+const AUTHENTICATOR_TYPES = ['any', 'platform', 'cross-platform'] as const;
+
+// Reference accepts 'CrossPlatform', 'cross-platform', 0 and 1 for the attachment.
+const authenticatorType = z.preprocess((v) => {
+  if (v === 0 || v === '0') return 'platform';
+  if (v === 1 || v === '1') return 'cross-platform';
+  return typeof v === 'string' ? v.toLowerCase().replace(/^crossplatform$/, 'cross-platform') : v;
+}, z.enum(AUTHENTICATOR_TYPES, { message: `must be one of: ${AUTHENTICATOR_TYPES.join(', ')}` }));
+
+/** An empty or null optional field means the default. */
+export const emptyToUndefined = (v: unknown) => (v === '' || v === null ? undefined : v);
+
+/** Rules of the `/register/token` fields that the older API generation (`/v3`) shares, some under another name. */
+export const registerTokenFields = {
+  userId: customerUserId(),
+  username: boundedString(MAX_NAME_LENGTH).pipe(z.string().min(1, 'is required')),
+  displayName: boundedString(MAX_NAME_LENGTH).nullish(),
+  // Validated in the service: an unknown value is `invalid_attestation`, as the reference answers.
+  attestation: z.preprocess(emptyToUndefined, looseString().optional()),
+  expiresAt: z.preprocess(
+    emptyToUndefined,
+    z.iso.datetime({ offset: true, local: true, precision: undefined, message: 'must be an ISO 8601 UTC timestamp' }).optional(),
+  ),
+};
+
+/** `POST /register/token`: the spec's registration request table. */
+export const registerTokenSchema = ciObject({
+  userId: registerTokenFields.userId,
+  username: registerTokenFields.username,
+  displayName: registerTokenFields.displayName,
+  attestation: registerTokenFields.attestation,
+  authenticatorType: z.preprocess(emptyToUndefined, authenticatorType.optional()),
+  discoverable: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  userVerification: z.preprocess(emptyToUndefined, ciEnum(USER_VERIFICATIONS).optional()),
+  expiresAt: registerTokenFields.expiresAt,
+  aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
+  aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
+});
+
+/** What a `register_` token carries from `/register/token` to `/register/begin`. */
+export const registerTokenPayloadSchema = tokenPayload({
+  // May be empty only in a token this service did not issue: `/register/begin` answers missing_userid.
+  userId: payloadText(),
+  username: z.string(),
+  displayName: z.string(),
+  attestation: z.enum(ATTESTATIONS),
+  authenticatorType: z.enum(AUTHENTICATOR_TYPES),
+  discoverable: z.boolean(),
+  userVerification: z.enum(USER_VERIFICATIONS),
+  aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
+  aliasHashing: z.boolean(),
+  hints: z.array(z.string()),
+});
+export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
+
+export const registerBeginSchema = ciObject({
+  token: looseString().nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+});
+
+export const registerCompleteSchema = ciObject({
+  ...ceremonyRequestFields,
+  nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')).nullish(),
+  response: publicKeyCredentialSchema({
+    attestationObject: base64UrlString,
+    clientDataJSON: base64UrlString,
+    transports: z.array(z.string()).max(10).nullish(),
+  }),
+});
+
+function parseAttestation(value: string | undefined): RegisterTokenPayload['attestation'] {
+  const normalised = (value ?? 'none').toLowerCase();
+  const known = ATTESTATIONS.find((a) => a === normalised);
+  if (known) return known;
+  throw new ApiError('invalid_attestation', { detail: "attestation must be 'none', 'direct' or 'indirect'." });
+}
+
+export class RegistrationService {
+  constructor(
+    private readonly db: Db,
+    private readonly tokens: TokenService,
+    private readonly challenges: ChallengeStore,
+    private readonly aliases: AliasService,
+    private readonly settings: AppSettingsCache,
+    private readonly events: EventLog,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private async assertAttestationAllowed(tenant: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
+    if (attestation === 'none') return;
+    if (!attestationAllowed(await this.settings.get(tenant))) {
+      throw new ApiError('attestation_not_supported_on_plan', { detail: "Direct and indirect attestation need the enterprise plan; use 'none'." });
+    }
+  }
+
+  private async assertUserCapacity(tenant: string, userId: string): Promise<void> {
+    const { maxUsers } = await this.settings.get(tenant);
+    if (maxUsers === null) return;
+    const existing = await this.db.credential.findFirst({ where: { tenant, userId }, select: { userId: true } });
+    if (existing) return;
+    const users = await this.db.credential.groupBy({ by: ['userId'], where: { tenant } });
+    if (users.length >= maxUsers) throw new ApiError('max_users_reached');
+  }
+
+  async createToken(tenant: string, input: z.output<typeof registerTokenSchema>): Promise<string> {
+    const attestation = parseAttestation(input.attestation);
+    const now = this.now();
+    const expiresAt = input.expiresAt === undefined ? now + DEFAULT_REGISTER_TTL_MS : parseUtc(input.expiresAt);
+    if (expiresAt <= now || expiresAt > now + MAX_TOKEN_LIFETIME_MS) {
+      throw new ApiError('validation_failed', { extras: { errors: { expiresAt: ['The expiresAt field must be in the future and at most 30 days away.'] } } });
+    }
+    await this.assertAttestationAllowed(tenant, attestation);
+    const aliases = input.aliases ?? [];
+    await this.aliases.assertAvailable(tenant, input.userId, aliases);
+    await this.assertUserCapacity(tenant, input.userId);
+    const payload: RegisterTokenPayload = {
+      app: tenant,
+      exp: expiresAt,
+      userId: input.userId,
+      username: input.username,
+      displayName: input.displayName || input.username,
+      attestation,
+      authenticatorType: input.authenticatorType ?? 'any',
+      discoverable: input.discoverable ?? true,
+      userVerification: input.userVerification ?? 'preferred',
+      aliases,
+      aliasHashing: input.aliasHashing ?? true,
+      hints: input.hints ?? [],
+    };
+    const token = await this.tokens.issue('register', payload);
+    this.events.record(tenant, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
+    return token;
+  }
+
+  async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
+    const registration = await this.tokens.open('register', input.token, tenant, registerTokenPayloadSchema);
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    await this.assertAttestationAllowed(tenant, registration.attestation);
+    if (!registration.userId) throw new ApiError('missing_userid');
+
+    const existing = await this.db.credential.findMany({ where: { tenant, userId: registration.userId }, select: { descriptorId: true, transports: true } });
+    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'registration');
+    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
+    const session: RegistrationSession = {
+      app: tenant,
+      exp: expiresAt,
+      ceremony: 'registration',
+      challenge,
+      origin,
+      rpId,
+      userId: registration.userId,
+      userVerification: registration.userVerification,
+      attestation: registration.attestation,
+      aliases: registration.aliases,
+      aliasHashing: registration.aliasHashing,
+    };
+    return {
+      session: await this.tokens.issue('session', session),
+      data: {
+        rp: { id: rpId, name: rpId },
+        user: { id: userHandleOf(registration.userId), name: registration.username, displayName: registration.displayName },
+        challenge,
+        pubKeyCredParams: SUPPORTED_ALGORITHM_IDS.map((alg) => ({ type: 'public-key', alg })),
+        timeout: CEREMONY_TIMEOUT_MS,
+        attestation: registration.attestation,
+        authenticatorSelection: {
+          ...(registration.authenticatorType === 'any' ? {} : { authenticatorAttachment: registration.authenticatorType }),
+          residentKey: registration.discoverable ? 'required' : 'discouraged',
+          requireResidentKey: registration.discoverable,
+          userVerification: registration.userVerification,
+        },
+        excludeCredentials: existing.map((c) => descriptorOf(c.descriptorId, c.transports)),
+        extensions: { credProps: true },
+        hints: registration.hints,
+      },
+    };
+  }
+
+  async complete(tenant: string, input: z.output<typeof registerCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
+    if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
+    if (!input.origin) throw new ApiError('missing_origin');
+    if (!(await this.challenges.consume(tenant, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
+
+    const { response } = input;
+    const credentialIdBytes = Buffer.from(response.rawId, 'base64url');
+    if (credentialIdBytes.length === 0 || credentialIdBytes.length > MAX_CREDENTIAL_ID_BYTES || Buffer.from(response.id, 'base64url').toString('base64url') !== credentialIdBytes.toString('base64url')) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The credential id is missing, longer than 1023 bytes, or differs between id and rawId.' });
+    }
+    let verification;
+    try {
+      verification = await verifyRegistrationResponse({
+        response: response as unknown as RegistrationResponseJSON,
+        ...expectationsOf(session),
+        supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
+      });
+    } catch (error) {
+      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error) });
+    }
+    if (!verification.verified) throw new ApiError('fido2_invalid_registration', { detail: 'The attestation could not be verified.' });
+    const info = verification.registrationInfo;
+    const credentialId = toBase64Url(credentialIdBytes);
+    if (info.credential.id !== credentialId) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The credential id in the attestation differs from rawId.' });
+    }
+    if (!isUsablePublicKey(info.credential.publicKey)) {
+      throw new ApiError('fido2_invalid_registration', { detail: 'The public key is not a valid key for its algorithm.' });
+    }
+    const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
+    const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
+    const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
+    const backupEligible = info.credentialDeviceType === 'multiDevice';
+    const now = new Date(this.now());
+
+    const writes = () => {
+      const batch = [];
+      if (session.aliases.length > 0) {
+        batch.push(this.db.alias.deleteMany({ where: { tenant, userId: session.userId } }));
+        batch.push(this.db.alias.createMany({ data: aliasRows(tenant, session.userId, session.aliases, session.aliasHashing) }));
+      }
+      batch.push(
+        this.db.credential.create({
+          data: {
+            tenant,
+            descriptorId: credentialId,
+            userId: session.userId,
+            userHandle: userHandleOf(session.userId),
+            publicKey: toBase64Url(info.credential.publicKey),
+            signatureCounter: BigInt(info.credential.counter),
+            attestationFmt: info.fmt,
+            aaGuid: info.aaguid,
+            transports: JSON.stringify(transports),
+            rpid: session.rpId,
+            origin: session.origin,
+            country: client.country,
+            device: client.device,
+            nickname: input.nickname ?? '',
+            backupEligible,
+            backupState: info.credentialBackedUp,
+            isDiscoverable: typeof rk === 'boolean' ? rk : null,
+            uvInitialized: info.userVerified,
+            createdAt: now,
+            lastUsedAt: now,
+          },
+        }),
+      );
+      return batch;
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.$transaction(writes());
+        break;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } }, select: { tenant: true } });
+        if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
+        // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
+        await this.aliases.assertAvailable(tenant, session.userId, session.aliases);
+        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
+      }
+    }
+
+    const payload: VerifyTokenPayload = newVerifyPayload(
+      {
+        app: tenant,
+        type: 'passkey_register',
+        ttlSeconds: VERIFY_TOKEN_TTL_SECONDS,
+        userId: session.userId,
+        rpId: session.rpId,
+        origin: session.origin,
+        device: client.device,
+        country: client.country,
+        nickname: input.nickname ?? '',
+        credentialId,
+        purpose: null,
+        backupEligible,
+        backupState: info.credentialBackedUp,
+      },
+      this.now(),
+    );
+    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationCompleted', message: 'A passkey was registered.', subject: session.userId, performedBy: session.userId });
+    return this.tokens.issue('verify', payload);
+  }
+}
+
+/** An ISO timestamp without an offset is UTC, as the spec says all timestamps are. */
+function parseUtc(iso: string): number {
+  return Date.parse(/([zZ]|[+-]\d\d:?\d\d)$/.test(iso) ? iso : `${iso}Z`);
+}

@@ -1,0 +1,173 @@
+import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../../core/validation';
+import type { HotPath } from '../../store';
+import { descriptorOf } from '../../webauthn/descriptors';
+import { normaliseCredentialId } from '../../webauthn/encoding';
+import { resolveCeremonyOrigin } from '../../webauthn/origins';
+import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
+import type { ClientContext } from '../../http/requestContext';
+import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { expectationsOf } from '../../webauthn/expectations';
+import type { AliasService } from '../users/aliases';
+import type { AppSettingsCache } from '../apps/appFeaturesCache';
+import type { AuthConfigService } from '../authConfigs';
+import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { EventLog } from '../events/eventLog';
+import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tokens/sessionTokens';
+import type { TokenService } from '../tokens/tokenService';
+import { newVerifyPayload } from '../tokens/verifyTokens';
+
+export const signinBeginSchema = ciObject({
+  userId: looseString().nullish(),
+  alias: looseString().nullish(),
+  purpose: boundedString(MAX_PURPOSE_LENGTH).nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+});
+
+export const signinCompleteSchema = ciObject({
+  ...ceremonyRequestFields,
+  response: publicKeyCredentialSchema({
+    authenticatorData: base64UrlString,
+    clientDataJSON: base64UrlString,
+    signature: base64UrlString,
+    userHandle: z.string().nullish(),
+  }),
+});
+
+const failure = (detail: string) => new ApiError('signin_complete_error', { detail });
+
+export class SigninService {
+  constructor(
+    private readonly hot: HotPath,
+    private readonly tokens: TokenService,
+    private readonly challenges: ChallengeStore,
+    private readonly aliases: AliasService,
+    private readonly settings: AppSettingsCache,
+    private readonly authConfigs: AuthConfigService,
+    private readonly events: EventLog,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Options for `navigator.credentials.get`. An unknown userId or alias gets an empty allow list,
+   * exactly like a discoverable sign-in, so the answer never reveals whether a user exists.
+   */
+  async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    const config = await this.authConfigs.resolve(tenant, input.purpose);
+    const named = Boolean(input.userId || input.alias);
+    const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
+    const credentials = userId ? await this.hot.findUserCredentials(tenant, userId, MAX_ALLOW_CREDENTIALS) : [];
+    // A named sign-in may only be answered by that user's passkey, even when the name was unknown
+    // (and the allow list therefore empty, exactly as for a discoverable sign-in).
+    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication', named ? (userId ?? '') : null);
+    const session: SigninSession = {
+      app: tenant,
+      exp: expiresAt,
+      ceremony: 'authentication',
+      challenge,
+      origin,
+      rpId,
+      userVerification: config.userVerification,
+      purpose: config.purpose,
+      ttlSeconds: config.timeToLiveSeconds,
+      allow: credentials.map((c) => c.descriptorId),
+    };
+    return {
+      session: await this.tokens.issue('session', session),
+      data: {
+        challenge,
+        timeout: CEREMONY_TIMEOUT_MS,
+        rpId,
+        allowCredentials: credentials.map((c) => descriptorOf(c.descriptorId, c.transports)),
+        userVerification: config.userVerification,
+      },
+    };
+  }
+
+  /**
+   * Verifies an assertion in three database round trips: consume the challenge, load the
+   * credential, update its counter conditionally. Returns a `verify_` token.
+   */
+  async complete(tenant: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
+    if (session.ceremony !== 'authentication') throw new ApiError('invalid_session', { detail: 'This session belongs to a registration, not a sign-in.' });
+    if (!input.origin) throw new ApiError('missing_origin');
+    const { response } = input;
+    const credentialId = normaliseCredentialId(response.rawId);
+    if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
+
+    const consumed = await this.challenges.consume(tenant, 'authentication', session.challenge);
+    if (!consumed) throw new ApiError('challenge_already_used');
+    if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
+
+    const credential = await this.hot.findCredential(tenant, credentialId);
+    if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
+    if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
+    const userHandle = response.response.userHandle;
+    if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
+
+    const storedCounter = credential.signatureCounter;
+    let verification;
+    try {
+      verification = await verifyAuthenticationResponse({
+        response: response as unknown as AuthenticationResponseJSON,
+        ...expectationsOf(session),
+        credential: {
+          id: credential.descriptorId,
+          publicKey: new Uint8Array(Buffer.from(credential.publicKey, 'base64url')),
+          counter: storedCounter,
+          transports: JSON.parse(credential.transports) as AuthenticatorTransport[],
+        },
+      });
+    } catch (error) {
+      throw failure(describeVerificationFailure(error));
+    }
+    if (!verification.verified) throw failure('The signature could not be verified.');
+    const info = verification.authenticationInfo;
+    const backupEligible = info.credentialDeviceType === 'multiDevice';
+    if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
+
+    // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
+    const recorded = await this.hot.recordCredentialUse({
+      tenant,
+      descriptorId: credentialId,
+      storedCounter,
+      newCounter: info.newCounter,
+      backupState: info.credentialBackedUp,
+      uvInitialized: credential.uvInitialized || info.userVerified,
+      usedAt: this.now(),
+      device: client.device,
+      country: client.country,
+    });
+    if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+    // Both buffered in memory and written in batches: no round trip here.
+    this.authConfigs.markUsed(tenant, session.purpose);
+    this.events.record(tenant, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });
+
+    return this.tokens.issue(
+      'verify',
+      newVerifyPayload(
+        {
+          app: tenant,
+          type: 'passkey_signin',
+          ttlSeconds: session.ttlSeconds,
+          userId: credential.userId,
+          rpId: session.rpId,
+          origin: session.origin,
+          device: client.device,
+          country: client.country,
+          nickname: credential.nickname,
+          credentialId,
+          purpose: session.purpose,
+          backupEligible,
+          backupState: info.credentialBackedUp,
+        },
+        this.now(),
+      ),
+    );
+  }
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString, optionalSeconds } from '../../core/validation';
+import type { HotPath } from '../../store';
+import type { AppSettingsCache } from '../apps/appFeaturesCache';
+import type { EventLog } from '../events/eventLog';
+import type { TokenService } from '../tokens/tokenService';
+import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
+
+export const MAX_GENERATED_TTL_SECONDS = 604_800;
+
+export const verifyTokenSchema = ciObject({ token: looseString().nullish() });
+
+export const generateTokenSchema = ciObject({
+  userId: customerUserId(),
+  timeToLive: optionalSeconds(MAX_GENERATED_TTL_SECONDS),
+  purpose: boundedString(MAX_PURPOSE_LENGTH).nullish(),
+  origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
+  rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+});
+
+/**
+ * `/signin/verify` and `/signin/generate-token`. Passkey and generated tokens are single-use: the
+ * first verify records the token id (one insert), a second verify is refused. Magic-link tokens
+ * stay reusable until they expire, as the spec promises.
+ */
+export class VerificationService {
+  constructor(
+    private readonly hot: HotPath,
+    private readonly tokens: TokenService,
+    private readonly settings: AppSettingsCache,
+    private readonly events: EventLog,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async verify(tenant: string, input: z.output<typeof verifyTokenSchema>) {
+    const payload = await this.tokens.open('verify', input.token, tenant, verifyTokenPayloadSchema);
+    if (payload.type !== 'magic_link') {
+      if (!(await this.hot.redeemToken(tenant, payload.tokenId, payload.exp))) throw new ApiError('token_already_used');
+    }
+    this.events.record(tenant, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
+    return verificationResult(payload);
+  }
+
+  async generate(tenant: string, input: z.output<typeof generateTokenSchema>): Promise<string> {
+    if (!(await this.settings.get(tenant)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
+    const payload = newVerifyPayload(
+      {
+        app: tenant,
+        type: 'generated_signin',
+        ttlSeconds: input.timeToLive ?? 120,
+        userId: input.userId,
+        rpId: input.rpid ?? null,
+        origin: input.origin ?? null,
+        device: null,
+        country: null,
+        nickname: null,
+        credentialId: null,
+        purpose: input.purpose || 'sign-in',
+        backupEligible: null,
+        backupState: null,
+      },
+      this.now(),
+    );
+    this.events.record(tenant, { type: 'ApiUserSigninTokenCreated', message: 'A sign-in token was generated.', subject: input.userId, performedBy: input.userId });
+    return this.tokens.issue('verify', payload);
+  }
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { MAX_ALIASES } from '../users/aliases';
+import { USER_VERIFICATIONS } from '../authConfigs';
+import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload } from './tokenService';
+
+// `session_` tokens: what `/register/begin` and `/signin/begin` promised the browser, handed back
+// by `/register/complete` and `/signin/complete`. Both ceremonies share the token kind, so one
+// schema (`sessionSchema`) checks either and `ceremony` tells them apart.
+
+export const ATTESTATIONS = ['none', 'direct', 'indirect'] as const;
+
+/** The most credentials a sign-in offers; longer allow lists are cut to the most recently used. */
+export const MAX_ALLOW_CREDENTIALS = 64;
+
+const ceremonyFields = {
+  challenge: payloadText(),
+  origin: payloadText(),
+  rpId: payloadText(),
+  userVerification: z.enum(USER_VERIFICATIONS),
+};
+
+export const registrationSessionSchema = tokenPayload({
+  ...ceremonyFields,
+  ceremony: z.literal('registration'),
+  userId: payloadText().min(1),
+  attestation: z.enum(ATTESTATIONS),
+  aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
+  aliasHashing: z.boolean(),
+});
+export type RegistrationSession = z.output<typeof registrationSessionSchema>;
+
+export const signinSessionSchema = tokenPayload({
+  ...ceremonyFields,
+  ceremony: z.literal('authentication'),
+  purpose: z.string(),
+  /** Lifetime of the verify token the sign-in yields. */
+  ttlSeconds: z.number().int().min(1).max(MAX_TOKEN_LIFETIME_MS / 1000),
+  /** Credential ids offered; empty for discoverable sign-in. */
+  allow: z.array(z.string()).max(MAX_ALLOW_CREDENTIALS),
+});
+export type SigninSession = z.output<typeof signinSessionSchema>;
+
+export const sessionSchema = z.discriminatedUnion('ceremony', [registrationSessionSchema, signinSessionSchema]);

@@ -1,0 +1,245 @@
+import { createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { appDeletedMeanwhile } from '../../core/storeProblem';
+import { TOKEN_PREFIXES } from '../../../shared/tokens';
+import type { Db } from '../../store';
+import { AppIncarnations } from '../apps/incarnations';
+
+/**
+ * Opaque tokens: `<prefix><base64url(JSON payload)>.<keyId>.<base64url(HMAC-SHA256)>`.
+ *
+ * Each app has its own random token keys; the MAC key is derived from one of them with HKDF
+ * (info names the app and its incarnation), so a token is bound to one creation of its app, and
+ * the prefix is inside the MAC, so a token of one kind cannot pose as another. The payload
+ * carries the incarnation too (`inc`), checked on opening. Apps made before incarnations have an
+ * empty one: their tokens keep the original derivation and no `inc`, so tokens issued before an
+ * upgrade verify after it. Keys rotate weekly; every key younger than
+ * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
+ * does not already know.
+ */
+/** The clients' kinds, plus `abort_`: the link in an account-deletion warning, which only this service reads. */
+const PREFIX = { ...TOKEN_PREFIXES, abort: 'abort_' } as const;
+export type TokenKind = keyof typeof PREFIX;
+
+const DAY_MS = 24 * 3600 * 1000;
+const ROTATE_AFTER_MS = 7 * DAY_MS;
+/** The longest any token may live. */
+export const MAX_TOKEN_LIFETIME_MS = 30 * DAY_MS;
+/** A key signs for about a week, then must verify what it signed for as long as that may live. */
+const KEY_RETENTION_MS = ROTATE_AFTER_MS + MAX_TOKEN_LIFETIME_MS + DAY_MS;
+/** How long a replica trusts its cached key list before reading it again. */
+const RELOAD_AFTER_MS = 60 * 1000;
+/**
+ * A new key verifies at once but signs only after this delay, by which time every replica has
+ * reloaded its key list; so no replica ever sees a token signed with a key it does not know yet.
+ */
+const PUBLISH_DELAY_MS = 2 * RELOAD_AFTER_MS;
+
+interface TokenKey {
+  keyId: number;
+  createdAt: number;
+  macKey: Buffer;
+}
+
+interface TenantKeys {
+  keys: TokenKey[];
+  /** Undefined when the app does not exist. */
+  incarnation: string | undefined;
+  loadedAt: number;
+}
+
+export interface TokenEnvelope {
+  /** App the token was issued for. */
+  app: string;
+  /** Expiry, epoch milliseconds. */
+  exp: number;
+  /** The app's incarnation; set by `issue`, absent for apps made before incarnations. */
+  inc?: string;
+}
+
+/** The largest epoch-millisecond value a Date can hold. */
+const MAX_TIME_MS = 8.64e15;
+
+/** Epoch milliseconds that make a valid Date. */
+export const payloadTime = () => z.number().min(-MAX_TIME_MS).max(MAX_TIME_MS);
+
+/** A payload string that may reach a query or a column: PostgreSQL refuses NUL in text. */
+export const payloadText = () => z.string().refine((v) => !v.includes('\u0000'), 'must not contain NUL');
+
+const envelopeShape = { app: z.string(), exp: payloadTime(), inc: z.string().optional() };
+
+/** The schema of a token payload: the envelope plus the fields of one kind of token. */
+export function tokenPayload<T extends z.ZodRawShape>(shape: T) {
+  return z.object({ ...envelopeShape, ...shape });
+}
+
+/** The envelope alone, built once: a zod schema compiles its parser on first use. */
+const envelopeSchema = tokenPayload({});
+
+/**
+ * What a correctly signed token whose payload has the wrong shape is answered with. Only this
+ * service can sign, so it takes a bug or a leaked key; either way it is the caller's token that is
+ * bad, never a reason for a 500.
+ */
+const MALFORMED: Record<TokenKind, { code: 'invalid_token' | 'invalid_session'; detail: string }> = {
+  register: { code: 'invalid_token', detail: 'The register token does not carry a valid registration.' },
+  session: { code: 'invalid_session', detail: 'The session does not carry a valid ceremony.' },
+  verify: { code: 'invalid_token', detail: 'The verify token does not carry a valid result.' },
+  abort: { code: 'invalid_token', detail: 'The link does not carry a valid cancellation.' },
+};
+
+function deriveMacKey(tenant: string, incarnation: string, material: string): Buffer {
+  const info = incarnation === '' ? `passwordless-token-v1:${tenant}` : `passwordless-token-v2:${tenant}:${incarnation}`;
+  return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), info, 32));
+}
+
+function mac(key: Buffer, prefix: string, body: string): Buffer {
+  return createHmac('sha256', key).update(prefix).update(body).digest();
+}
+
+export function humanizeSeconds(seconds: number): string {
+  const units: [number, string][] = [
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, name] of units) {
+    if (seconds >= size * 2 || (seconds >= size && seconds % size === 0)) {
+      const n = Math.floor(seconds / size);
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+export class TokenService {
+  private readonly tenants = new Map<string, TenantKeys>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number = Date.now,
+    private readonly incarnations = new AppIncarnations(),
+  ) {}
+
+  private async load(tenant: string): Promise<TenantKeys> {
+    const app = await this.db.app.findUnique({ where: { id: tenant }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+    const incarnation = app?.incarnation;
+    if (incarnation !== undefined) this.incarnations.note(tenant, incarnation);
+    const entry: TenantKeys = {
+      keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(tenant, incarnation ?? '', r.keyMaterial) })),
+      incarnation,
+      loadedAt: this.now(),
+    };
+    // An app that does not exist (yet) is not cached: it may be created a moment later.
+    if (incarnation !== undefined) this.tenants.set(tenant, entry);
+    return entry;
+  }
+
+  /** Drops the cached keys of an app, e.g. once it is deleted, so that its id's next owner never verifies with them. */
+  forget(tenant: string): void {
+    this.tenants.delete(tenant);
+  }
+
+  /** Drops every cached key (after missed notifications, nothing cached can be trusted). */
+  forgetAll(): void {
+    this.tenants.clear();
+  }
+
+  /** Cached keys, unless they are old or of an incarnation a newer read has replaced. */
+  private async keysOf(tenant: string): Promise<TenantKeys> {
+    const cached = this.tenants.get(tenant);
+    const current = cached?.incarnation === undefined || this.incarnations.isCurrent(tenant, cached.incarnation);
+    return cached && current && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
+  }
+
+  /**
+   * The key to sign with: the newest one that has been published long enough, rotating when
+   * the newest is a week old and pruning keys past retention. An app's very first key signs at
+   * once (no token can exist that another replica would need an older key for).
+   */
+  private async signingKey(tenant: string): Promise<{ key: TokenKey; incarnation: string }> {
+    let entry = await this.keysOf(tenant);
+    if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) {
+      entry = await this.load(tenant); // another replica may have rotated already
+      if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) entry = await this.rotate(tenant);
+    }
+    const published = entry.keys.find((k) => this.now() - k.createdAt >= PUBLISH_DELAY_MS);
+    const key = published ?? entry.keys[entry.keys.length - 1];
+    // No key even after rotating: the app (and with it the key just made) was deleted meanwhile.
+    if (!key || entry.incarnation === undefined) throw appDeletedMeanwhile();
+    return { key, incarnation: entry.incarnation };
+  }
+
+  private async rotate(tenant: string): Promise<TenantKeys> {
+    await this.db.tokenKey.create({ data: { tenant, keyId: randomInt(1, 2 ** 31 - 1), keyMaterial: randomBytes(32).toString('base64'), createdAt: new Date(this.now()) } });
+    await this.db.tokenKey.deleteMany({ where: { tenant, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
+    return this.load(tenant);
+  }
+
+  private async verificationKey(tenant: string, keyId: number): Promise<{ key: TokenKey | undefined; incarnation: string | undefined }> {
+    let entry = await this.keysOf(tenant);
+    let key = entry.keys.find((k) => k.keyId === keyId);
+    if (!key && this.now() - entry.loadedAt >= 1000) {
+      entry = await this.load(tenant);
+      key = entry.keys.find((k) => k.keyId === keyId);
+    }
+    return { key, incarnation: entry.incarnation };
+  }
+
+  async issue<T extends TokenEnvelope>(kind: TokenKind, payload: T): Promise<string> {
+    const { key, incarnation } = await this.signingKey(payload.app);
+    const body = Buffer.from(JSON.stringify(incarnation === '' ? payload : { ...payload, inc: incarnation })).toString('base64url');
+    return `${PREFIX[kind]}${body}.${key.keyId}.${mac(key.macKey, PREFIX[kind], body).toString('base64url')}`;
+  }
+
+  /**
+   * Checks prefix, structure, MAC, app, expiry and (given a schema) the payload's shape, in that
+   * order, and returns the payload. Every failure is a 4xx problem: missing_token, invalid_token,
+   * invalid_token_format, expired_token, or invalid_session for a malformed session.
+   */
+  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, tenant: string): Promise<T>;
+  async open<S extends z.ZodType<TokenEnvelope>>(kind: TokenKind, token: unknown, tenant: string, shape: S): Promise<z.output<S>>;
+  async open(kind: TokenKind, token: unknown, tenant: string, shape?: z.ZodType<TokenEnvelope>): Promise<TokenEnvelope> {
+    const prefix = PREFIX[kind];
+    if (typeof token !== 'string' || token.length === 0) {
+      throw new ApiError('missing_token', { title: `This operation requires a token that starts with '${prefix}' to be passed.` });
+    }
+    if (token.slice(0, prefix.length).toLowerCase() !== prefix) {
+      throw new ApiError('invalid_token', {
+        title: `The token you sent was not correct. The token used for this endpoint should start with '${prefix}'. Make sure you are not sending the wrong value.`,
+      });
+    }
+    const parts = token.slice(prefix.length).split('.');
+    const [body, keyIdText, macText] = parts;
+    if (parts.length !== 3 || !/^[A-Za-z0-9_-]+$/.test(body) || !/^\d{1,10}$/.test(keyIdText) || !/^[A-Za-z0-9_-]{43}$/.test(macText)) {
+      throw new ApiError('invalid_token_format');
+    }
+    const { key, incarnation } = await this.verificationKey(tenant, Number(keyIdText));
+    const expected = key ? mac(key.macKey, prefix, body) : undefined;
+    const given = Buffer.from(macText, 'base64url');
+    if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      throw new ApiError('invalid_token', {
+        title: 'The token you supplied was not valid. It could be that the token has expired or that it was not issued for this application.',
+      });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    } catch {
+      throw new ApiError('invalid_token_format');
+    }
+    // A payload that passes its kind's schema has passed the envelope's too: one parse, not two.
+    // Only a payload that fails it is parsed as the envelope alone, to tell the failures apart.
+    const payload = shape?.safeParse(json);
+    const envelope = payload?.success ? payload : envelopeSchema.safeParse(json);
+    if (!envelope.success || envelope.data.app !== tenant || (envelope.data.inc ?? '') !== incarnation) throw new ApiError('invalid_token');
+    const overdueMs = this.now() - envelope.data.exp;
+    if (overdueMs > 0) {
+      throw new ApiError('expired_token', { title: `The token expired ${humanizeSeconds(Math.max(1, Math.floor(overdueMs / 1000)))} ago.` });
+    }
+    if (!payload) return json as TokenEnvelope;
+    if (!payload.success) throw new ApiError(MALFORMED[kind].code, { detail: MALFORMED[kind].detail });
+    return payload.data;
+  }
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { isUniqueViolation, type Db } from '../../store';
+import type { EventLog } from '../events/eventLog';
+
+export const MAX_ALIASES = 10;
+export const MAX_ALIAS_LENGTH = 250;
+
+/** Aliases as the spec limits them: at most 10, each 1..250 characters; duplicates collapse. */
+export const aliasListSchema = z
+  .array(z.string().min(1, 'must not contain empty aliases').max(MAX_ALIAS_LENGTH, `must contain aliases of at most ${MAX_ALIAS_LENGTH} characters`), {
+    message: 'must be an array of strings',
+  })
+  .max(MAX_ALIASES, `must contain at most ${MAX_ALIASES} aliases`)
+  .transform((aliases) => [...new Set(aliases)]);
+
+/** base64(SHA-256(UTF-8(app id + alias))): the stored form, case- and space-sensitive like the reference. */
+export function hashAlias(tenant: string, alias: string): string {
+  return createHash('sha256').update(tenant + alias, 'utf8').digest('base64');
+}
+
+export interface AliasRow {
+  tenant: string;
+  aliasHash: string;
+  userId: string;
+  plaintext: string | null;
+}
+
+/** In key order, so that concurrent inserts lock rows in the same order and cannot deadlock. */
+export function aliasRows(tenant: string, userId: string, aliases: string[], hashing: boolean): AliasRow[] {
+  return aliases
+    .map((alias) => ({ tenant, aliasHash: hashAlias(tenant, alias), userId, plaintext: hashing ? null : alias }))
+    .sort((a, b) => (a.aliasHash < b.aliasHash ? -1 : a.aliasHash > b.aliasHash ? 1 : 0));
+}
+
+/**
+ * How often a write that replaces a user's aliases is tried. On PostgreSQL two concurrent
+ * replacements for one user can both find nothing to delete and then collide on insert; that is
+ * not a conflict with another user, so the loser tries again once the winner has committed.
+ */
+export const ALIAS_WRITE_ATTEMPTS = 5;
+
+export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One of the aliases already belongs to another user of this application.' });
+
+export class AliasService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
+
+  /** 409 when any alias belongs to a different user of the app. */
+  async assertAvailable(tenant: string, userId: string, aliases: string[]): Promise<void> {
+    if (aliases.length === 0) return;
+    const taken = await this.db.alias.findFirst({
+      where: { tenant, aliasHash: { in: aliases.map((a) => hashAlias(tenant, a)) }, userId: { not: userId } },
+      select: { userId: true },
+    });
+    if (taken) throw aliasConflict();
+  }
+
+  /** Replaces the user's whole alias set atomically; a conflict changes nothing. */
+  async replace(tenant: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      await this.assertAvailable(tenant, userId, aliases);
+      try {
+        await this.db.$transaction([
+          this.db.alias.deleteMany({ where: { tenant, userId } }),
+          this.db.alias.createMany({ data: aliasRows(tenant, userId, aliases, hashing) }),
+        ]);
+        // The count only: an alias is often an email address.
+        this.events.record(tenant, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
+        return;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Lost a race; against the same user's own replacement only (checked again above), it is worth another go.
+        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
+      }
+    }
+  }
+
+  async list(tenant: string, userId: string) {
+    const rows = await this.db.alias.findMany({ where: { tenant, userId }, orderBy: { aliasHash: 'asc' } });
+    // Hashed aliases are never shown in plaintext: only their digest.
+    return rows.map((row) => ({ userId: row.userId, alias: row.aliasHash, plaintext: row.plaintext }));
+  }
+
+  async userIdOf(tenant: string, alias: string): Promise<string | undefined> {
+    const row = await this.db.alias.findUnique({ where: { tenant_aliasHash: { tenant, aliasHash: hashAlias(tenant, alias) } }, select: { userId: true } });
+    return row?.userId;
+  }
+}

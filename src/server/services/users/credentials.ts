@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { ciObject, looseString } from '../../core/validation';
+import type { Db } from '../../store';
+import { SYSTEM } from '../events/eventTypes';
+import type { EventLog } from '../events/eventLog';
+import { descriptorOf } from '../../webauthn/descriptors';
+import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
+
+const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const userIdSchema = ciObject({ userId: looseString().pipe(z.string().min(1, 'is required')) });
+export const deleteCredentialSchema = ciObject({ credentialId: looseString().pipe(z.string().min(1, 'is required')) });
+
+type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
+
+/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read. */
+export function credentialView(c: CredentialRow) {
+  return {
+    descriptor: descriptorOf(c.descriptorId, c.transports),
+    publicKey: base64UrlToBase64(c.publicKey),
+    userHandle: base64UrlToBase64(c.userHandle),
+    signatureCounter: Number(c.signatureCounter),
+    attestationFmt: c.attestationFmt,
+    createdAt: c.createdAt.toISOString(),
+    aaGuid: GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID,
+    lastUsedAt: c.lastUsedAt.toISOString(),
+    rpid: c.rpid,
+    origin: c.origin,
+    country: c.country,
+    device: c.device,
+    nickname: c.nickname,
+    userId: c.userId,
+    backupState: c.backupState,
+    isBackupEligible: c.backupEligible,
+    isDiscoverable: c.isDiscoverable,
+  };
+}
+
+export class CredentialService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventLog,
+  ) {}
+
+  async list(tenant: string, userId: string) {
+    const rows = await this.db.credential.findMany({ where: { tenant, userId }, orderBy: { createdAt: 'asc' } });
+    return rows.map(credentialView);
+  }
+
+  /** Deleting an id the app does not have changes nothing and is not an error. */
+  async delete(tenant: string, credentialId: string): Promise<void> {
+    const id = normaliseCredentialId(credentialId);
+    if (!id) {
+      throw new ApiError('validation_failed', { extras: { errors: { credentialId: ['The credentialId field must be base64url.'] } } });
+    }
+    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: id } }, select: { userId: true } });
+    if (!owner) return;
+    const { count } = await this.db.credential.deleteMany({ where: { tenant, descriptorId: id } });
+    if (count > 0) this.events.record(tenant, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
+  }
+}
