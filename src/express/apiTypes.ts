@@ -1,10 +1,9 @@
 import type { VerifyTokenType } from '../shared/tokens';
+import type { Attestation, AuthenticatorType, UserVerification } from '../shared/vocabulary';
 
 // The private API's request and answer shapes, as the service (and the spec) define them.
 
-export type Attestation = 'none' | 'direct' | 'indirect';
-export type AuthenticatorType = 'any' | 'platform' | 'cross-platform';
-export type UserVerification = 'discouraged' | 'preferred' | 'required';
+export type { Attestation, AuthenticatorType, UserVerification };
 
 /** `POST /register/token`. */
 export interface RegisterOptions {

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { z } from 'zod';
+import { fieldErrors } from '../shared/fieldErrors';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody } from '../shared/problem';
 import { HostProblem } from './errorCodes';
 import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
@@ -56,13 +57,7 @@ export const refuseCrossSite: RequestHandler = (req, _res, next) => {
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const result = schema.safeParse(body ?? {}, { reportInput: true });
   if (result.success) return result.data;
-  const errors: Record<string, string[]> = {};
-  for (const issue of result.error.issues) {
-    const field = issue.path.length === 0 ? 'body' : issue.path.map(String).join('.');
-    const absent = issue.code === 'invalid_type' && (issue as { input?: unknown }).input == null;
-    const reason = absent ? 'is required' : issue.message.replace(/^Invalid input: /, '').replace(/^([A-Z])/, (c) => c.toLowerCase());
-    (errors[field] ??= []).push(`The ${field} field ${reason}`.replace(/\.?$/, '.'));
-  }
+  const errors = fieldErrors(result.error.issues);
   const first = Object.values(errors)[0][0];
   throw new HostProblem('validation_failed', first, { errors });
 }

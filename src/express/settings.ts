@@ -1,6 +1,6 @@
 import { parseKey, type KeyKind } from '../shared/apiKeys';
 import { parseTimeSpan } from '../shared/timeSpan';
-import type { Attestation, AuthenticatorType, UserVerification } from './apiTypes';
+import { ATTESTATIONS, AUTHENTICATOR_TYPES, USER_VERIFICATIONS, type Attestation, type AuthenticatorType, type UserVerification } from '../shared/vocabulary';
 import { DEFAULT_API_URL } from './client';
 import { PasswordlessSettingsError } from './errors';
 
@@ -183,11 +183,11 @@ export function resolveSettings(options: PasswordlessSettingsInput = {}, env: No
   }
   const register: RegisterSettings = {
     aliasHashing: flag(found, 'Register__AliasHashing', true),
-    attestation: oneOf(found, 'Register__Attestation', ['none', 'direct', 'indirect'], 'none'),
-    authenticatorType: oneOf(found, 'Register__AuthenticationType', ['any', 'platform', 'cross-platform'], 'any', { crossplatform: 'cross-platform' }),
+    attestation: oneOf(found, 'Register__Attestation', ATTESTATIONS, 'none'),
+    authenticatorType: oneOf(found, 'Register__AuthenticationType', AUTHENTICATOR_TYPES, 'any', { crossplatform: 'cross-platform' }),
     expirationSeconds: expiration(found),
     discoverable: flag(found, 'Register__Discoverable', true),
-    userVerification: oneOf(found, 'Register__UserVerification', ['discouraged', 'preferred', 'required'], 'preferred'),
+    userVerification: oneOf(found, 'Register__UserVerification', USER_VERIFICATIONS, 'preferred'),
   };
   const settings = {
     apiKey: publicKey.value.trim(),

@@ -23,7 +23,7 @@ import { eventRoutes } from './routes/events';
 import { healthRoutes } from './routes/health';
 import { legacyApi } from './routes/legacy';
 import { magicLinkRoutes } from './routes/magicLinks';
-import { openApiRoutes } from './routes/openapi';
+import { openApiRoutes } from './openapi/serveDocument';
 import { registerRoutes } from './routes/register';
 import { signinRoutes } from './routes/signin';
 import { userRoutes } from './routes/users';

@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ChallengeStore } from '../../src/server/services/ceremonies/challenges';
-import { isForeignKeyViolation, openStore, sqliteFilename, type Store } from '../../src/server/store';
+import { isForeignKeyViolation } from '../../src/server/core/storeErrors';
+import { openStore, sqliteFilename, type Store } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 

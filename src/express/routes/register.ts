@@ -1,12 +1,12 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../shared/vocabulary';
 import { HostProblem } from '../errorCodes';
 import { asyncHandler, parseBody, sendJson } from '../http';
 import { registerRequest } from '../registerRequest';
 import { UserExistsError, type LocalUser } from '../userStore';
 import type { RouteContext } from './context';
 
-const MAX_ALIASES = 10;
 
 const signUpSchema = z.object({
   email: z
@@ -17,7 +17,7 @@ const signUpSchema = z.object({
   username: z.string({ message: 'must be a string' }).trim().min(1, 'is required').max(256, 'must be at most 256 characters'),
   displayName: z.string({ message: 'must be a string' }).trim().max(256, 'must be at most 256 characters').nullish(),
   aliases: z
-    .array(z.string({ message: 'must contain strings' }).min(1, 'must not contain empty aliases').max(250, 'must contain aliases of at most 250 characters'))
+    .array(z.string({ message: 'must contain strings' }).min(1, 'must not contain empty aliases').max(MAX_ALIAS_LENGTH, `must contain aliases of at most ${MAX_ALIAS_LENGTH} characters`))
     .max(MAX_ALIASES, `must contain at most ${MAX_ALIASES} aliases`)
     .nullish(),
 });

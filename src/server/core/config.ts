@@ -35,6 +35,9 @@ export interface Config {
 export type TrustProxy = boolean | number | string[];
 
 /** Requests allowed per window; 0 turns that limit off. */
+/** The rate limits by name: per client address, per app, and for wrong secrets. */
+export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app';
+
 export interface RateLimits {
   enabled: boolean;
   windowMs: number;

@@ -1,4 +1,4 @@
-import { isForeignKeyViolation } from '../store';
+import { isForeignKeyViolation } from './storeErrors';
 import { ApiError } from './apiError';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fieldErrors, fieldMessage, fieldName } from '../../shared/fieldErrors';
 import { validationError } from './apiError';
 
 // The official clients send property names in any case (`RPID`, `Origin`, `AttestationObject`,
@@ -67,16 +68,6 @@ export function ciEnum<const T extends readonly [string, ...string[]]>(values: T
 export const looseBoolean = () =>
   z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean({ message: 'must be true or false' }));
 
-function fieldName(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? 'body' : path.map(String).join('.');
-}
-
-function messageFor(issue: z.core.$ZodIssue, field: string): string {
-  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined) return `The ${field} field is required.`;
-  if (issue.code === 'invalid_type' && (issue as { input?: unknown }).input === null) return `The ${field} field is required.`;
-  return `The ${field} field ${issue.message.replace(/^Invalid input: /, '').replace(/^([A-Z])/, (c) => c.toLowerCase())}`.replace(/\.?$/, '.');
-}
-
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** What is wrong with a string no store can keep faithfully, if anything. */
@@ -134,17 +125,14 @@ function unstorableStrings(value: unknown): { path: PropertyKey[]; problem: stri
  */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, { storable = true }: { storable?: boolean } = {}): z.output<S> {
   const result = schema.safeParse(input ?? {}, { reportInput: true });
-  const errors: Record<string, string[]> = {};
+  let errors: Record<string, string[]> = {};
   if (result.success) {
     if (!storable) return result.data;
     // Refused on every store alike, so that PostgreSQL does not turn it into a 500.
-    for (const { path, problem } of unstorableStrings(result.data)) errors[fieldName(path)] = [`The ${fieldName(path)} field ${problem}.`];
+    for (const { path, problem } of unstorableStrings(result.data)) errors[fieldName(path)] = [fieldMessage(fieldName(path), problem)];
     if (Object.keys(errors).length === 0) return result.data;
   } else {
-    for (const issue of result.error.issues) {
-      const field = fieldName(issue.path);
-      (errors[field] ??= []).push(messageFor(issue, field));
-    }
+    errors = fieldErrors(result.error.issues);
   }
   const [firstField, firstMessages] = Object.entries(errors)[0];
   throw validationError(errors, firstMessages[0] ?? `The ${firstField} field is invalid.`);

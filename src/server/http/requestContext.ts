@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import UAParser from 'ua-parser-js';
+import type { ClientContext } from '../services/ceremonies/clientContext';
 
 /** `"<browser>, <OS> <major>"`, e.g. `Chrome, Mac OS 10`, as the reference stores for a credential. */
 export function deviceFromUserAgent(userAgent: string | undefined): string {
@@ -17,11 +18,7 @@ export function countryFromHeader(value: string | string[] | undefined): string 
   return /^[A-Z]{2}$/.test(first) ? first : '';
 }
 
-export interface ClientContext {
-  device: string;
-  country: string;
-}
-
+/** What a ceremony records of the browser that completed it, read from the request's headers. */
 export function clientContextOf(req: Request): ClientContext {
   return { device: deviceFromUserAgent(req.headers['user-agent']), country: countryFromHeader(req.headers['cf-ipcountry']) };
 }

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { LimitName } from '../http/middleware/rateLimits';
+import type { LimitName } from '../core/config';
 import type { PoolStats } from '../store';
 
 /** The endpoints whose outcome is a ceremony's: each generation, at `/` and under `/api`. */

@@ -1,9 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { ciObject } from '../core/validation';
 import { defineRoute } from '../http/routing/routeSpec';
-import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from '../openapi/responseSchemas';
+import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from './responseSchemas';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apps/apiKeys';
 import { markDeleteSchema } from '../services/apps/appDeletion';
 import { createAppSchema, featuresPatchSchema } from '../services/apps/apps';
@@ -192,61 +193,62 @@ export const deleteKeyRoute = defineRoute({
 /** Management API (`ManagementKey` header): apps, their keys and features. */
 export function adminRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
   const { apps, deletions } = services;
   // The key is checked per route (mountRoute) rather than per prefix, so an unknown /admin path is a 404 whatever is sent.
-  mountRoute(router, services, listAppsRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, listAppsRoute, async (_input, _req, res) => {
     res.json({ values: await apps.list() });
   });
-  mountRoute(router, services, appAvailableRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, appAvailableRoute, async ({ params }, _req, res) => {
     res.json({ available: await apps.isAvailable(params.appId) });
   });
-  mountRoute(router, services, createAppRoute, async ({ params, body }, _req, res) => {
+  mountRoute(router, auth, createAppRoute, async ({ params, body }, _req, res) => {
     res.json(await apps.create(params.appId, body));
   });
-  mountRoute(router, services, deleteAppRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, deleteAppRoute, async ({ params }, _req, res) => {
     res.json(await apps.delete(params.appId));
   });
-  mountRoute(router, services, markDeleteRoute, async ({ params, body }, _req, res) => {
+  mountRoute(router, auth, markDeleteRoute, async ({ params, body }, _req, res) => {
     res.json(await deletions.schedule(params.appId, body.deletedBy?.trim() || UNKNOWN_USER));
   });
-  mountRoute(router, services, cancelDeleteRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, cancelDeleteRoute, async ({ params }, _req, res) => {
     res.json(await deletions.cancel(params.appId, UNKNOWN_USER));
   });
-  mountRoute(router, services, getFeaturesRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, getFeaturesRoute, async ({ params }, _req, res) => {
     res.json(await apps.getFeatures(params.appId));
   });
-  mountRoute(router, services, setFeaturesRoute, async ({ params, body }, _req, res) => {
+  mountRoute(router, auth, setFeaturesRoute, async ({ params, body }, _req, res) => {
     await apps.setFeatures(params.appId, body);
     res.status(204).end();
   });
-  mountRoute(router, services, freezeAppRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, freezeAppRoute, async ({ params }, _req, res) => {
     await apps.setFrozen(params.appId, true);
     res.status(204).end();
   });
-  mountRoute(router, services, unfreezeAppRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, unfreezeAppRoute, async ({ params }, _req, res) => {
     await apps.setFrozen(params.appId, false);
     res.status(204).end();
   });
-  mountRoute(router, services, listKeysRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, listKeysRoute, async ({ params }, _req, res) => {
     res.json(await apps.listKeys(params.appId));
   });
   for (const [route, kind] of [
     [createPublicKeyRoute, 'public'],
     [createSecretKeyRoute, 'secret'],
   ] as const) {
-    mountRoute(router, services, route, async ({ params, body }, _req, res) => {
+    mountRoute(router, auth, route, async ({ params, body }, _req, res) => {
       res.json({ apiKey: await apps.createKey(params.appId, kind, body.scopes) });
     });
   }
-  mountRoute(router, services, lockKeyRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, lockKeyRoute, async ({ params }, _req, res) => {
     await apps.setKeyLocked(params.appId, params.keyId, true);
     res.status(204).end();
   });
-  mountRoute(router, services, unlockKeyRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, unlockKeyRoute, async ({ params }, _req, res) => {
     await apps.setKeyLocked(params.appId, params.keyId, false);
     res.status(204).end();
   });
-  mountRoute(router, services, deleteKeyRoute, async ({ params }, _req, res) => {
+  mountRoute(router, auth, deleteKeyRoute, async ({ params }, _req, res) => {
     await apps.deleteKey(params.appId, params.keyId);
     res.status(204).end();
   });

@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { authOf } from '../http/middleware/authenticate';
 import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { ciObject, customerUserId, looseBoolean } from '../core/validation';
 import { defineRoute } from '../http/routing/routeSpec';
-import { aliasAnswer, listAnswer } from '../openapi/responseSchemas';
+import { aliasAnswer, listAnswer } from './responseSchemas';
 import { aliasListSchema } from '../services/users/aliases';
 import type { Services } from '../services';
 
@@ -42,13 +43,14 @@ export const listAliasesRoute = defineRoute({
 
 export function aliasRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
 
-  mountRoute(router, services, setAliasesRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, setAliasesRoute, async ({ body }, _req, res) => {
     await services.aliases.replace(authOf(res).appId, body.userId, body.aliases, body.hashing ?? true);
     res.status(204).end();
   });
 
-  mountRoute(router, services, listAliasesRoute, async ({ query }, _req, res) => {
+  mountRoute(router, auth, listAliasesRoute, async ({ query }, _req, res) => {
     const appId = authOf(res).appId;
     res.json(await listBody(services, appId, await services.aliases.list(appId, query.userId)));
   });

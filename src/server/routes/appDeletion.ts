@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { unstorable } from '../core/validation';
 import { defineRoute } from '../http/routing/routeSpec';
 import { escapeHtml } from '../core/escapeHtml';
@@ -45,8 +46,9 @@ function page(res: Response, status: number, title: string, text: string): void 
 /** The abort link of an account-deletion warning (anonymous: the signed token is the authority). */
 export function appDeletionRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
 
-  mountRoute(router, services, abortDeletionRoute, async ({ params, query }, req, res) => {
+  mountRoute(router, auth, abortDeletionRoute, async ({ params, query }, req, res) => {
     // Link scanners probe with HEAD; only a real visit cancels.
     if (req.method === 'HEAD') {
       res.status(200).type('html').end();

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
 import { appFeaturesSchema } from '../services/apps/apps';
 import type { Services } from '../services';
@@ -19,7 +20,8 @@ export const setOwnFeaturesRoute = defineRoute({
 /** The app's own switches (ApiSecret): the reference's private `POST /apps/features`. */
 export function appFeatureRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, setOwnFeaturesRoute, async ({ body }, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, setOwnFeaturesRoute, async ({ body }, _req, res) => {
     await services.apps.setOwnFeatures(authOf(res).appId, body);
     res.status(204).end();
   });

@@ -2,8 +2,9 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { authConfigAnswer } from '../openapi/responseSchemas';
+import { authConfigAnswer } from './responseSchemas';
 import { addAuthConfigSchema, deleteAuthConfigSchema, editAuthConfigSchema, listAuthConfigsQuerySchema } from '../services/authConfigs';
 import type { Services } from '../services';
 
@@ -54,23 +55,24 @@ export const deleteAuthConfigRoute = defineRoute({
 /** Authentication configurations (purposes), ApiSecret. */
 export function authConfigRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
   const { authConfigs } = services;
 
-  mountRoute(router, services, listAuthConfigsRoute, async ({ query }, _req, res) => {
+  mountRoute(router, auth, listAuthConfigsRoute, async ({ query }, _req, res) => {
     res.json({ configurations: await authConfigs.list(authOf(res).appId, query.purpose || undefined) });
   });
 
-  mountRoute(router, services, addAuthConfigRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, addAuthConfigRoute, async ({ body }, _req, res) => {
     await authConfigs.add(authOf(res).appId, body);
     res.status(201).end();
   });
 
-  mountRoute(router, services, editAuthConfigRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, editAuthConfigRoute, async ({ body }, _req, res) => {
     await authConfigs.edit(authOf(res).appId, body);
     res.status(204).end();
   });
 
-  mountRoute(router, services, deleteAuthConfigRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, deleteAuthConfigRoute, async ({ body }, _req, res) => {
     await authConfigs.remove(authOf(res).appId, body);
     res.status(204).end();
   });

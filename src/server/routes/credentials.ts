@@ -2,8 +2,9 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { credentialAnswer, listAnswer } from '../openapi/responseSchemas';
+import { credentialAnswer, listAnswer } from './responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
 import { userIdQuerySchema } from './alias';
@@ -45,18 +46,19 @@ export const deleteCredentialRoute = defineRoute({
 
 export function credentialRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
 
   const list = async (appId: string, userId: string) => listBody(services, appId, await services.credentials.list(appId, userId));
 
-  mountRoute(router, services, listCredentialsRoute, async ({ query }, _req, res) => {
+  mountRoute(router, auth, listCredentialsRoute, async ({ query }, _req, res) => {
     res.json(await list(authOf(res).appId, query.userId));
   });
 
-  mountRoute(router, services, listCredentialsByBodyRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, listCredentialsByBodyRoute, async ({ body }, _req, res) => {
     res.json(await list(authOf(res).appId, body.userId));
   });
 
-  mountRoute(router, services, deleteCredentialRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, deleteCredentialRoute, async ({ body }, _req, res) => {
     await services.credentials.delete(authOf(res).appId, body.credentialId);
     res.status(204).end();
   });

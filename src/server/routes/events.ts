@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { eventPageAnswer } from '../openapi/responseSchemas';
+import { eventPageAnswer } from './responseSchemas';
 import { eventsQuerySchema } from '../services/events/eventLog';
 import type { Services } from '../services';
 
@@ -20,7 +21,8 @@ export const listEventsRoute = defineRoute({
 /** The app's event log (ApiSecret): `GET /events?pageNumber=&numberOfResults=`. */
 export function eventRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, listEventsRoute, async ({ query }, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, listEventsRoute, async ({ query }, _req, res) => {
     res.json(await services.events.page(authOf(res).appId, query));
   });
   return router;

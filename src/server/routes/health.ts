@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { healthReportAnswer } from '../openapi/responseSchemas';
-import { loadMigrations } from '../store/migrate';
+import { healthReportAnswer } from './responseSchemas';
 import type { Services } from '../services';
 
 /** `Degraded`: serving, with something optional missing (Redis: limits not shared); answered with 200, as ASP.NET does. */
@@ -82,8 +82,8 @@ export const mailHealthRoute = defineRoute({
 /** Anonymous health checks (spec: /api/health/*; also served at /health/*). */
 export function healthRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
   const { store, storageHealth, mailer } = services;
-  const expectedMigrations = loadMigrations(store.provider).map((m) => m.name);
   const { redis } = services;
   // Without Redis the service still serves, its rate limits per replica only: degraded, not down.
   const redisCheck: Record<string, Check> = redis
@@ -96,29 +96,24 @@ export function healthRoutes(services: Services): Router {
     : {};
 
   // Probed every few seconds by load balancers: a fixed answer, nothing computed per request.
-  mountRoute(router, services, httpHealthRoute, (_input, _req, res) => {
+  mountRoute(router, auth, httpHealthRoute, (_input, _req, res) => {
     res.setHeader('Content-Type', 'text/plain; charset=utf-8');
     res.setHeader('Content-Length', HEALTHY.length);
     res.end(HEALTHY);
   });
 
-  mountRoute(router, services, storageHealthRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, storageHealthRoute, async (_input, _req, res) => {
     const body = await report({
       [store.provider]: async () => {
         await storageHealth.check();
         return {};
       },
-      orm: async () => {
-        const applied = await store.appliedMigrations();
-        const missing = expectedMigrations.filter((name) => !applied.includes(name));
-        if (missing.length > 0) throw Object.assign(new Error('schema out of date'), { name: 'PendingMigrations' });
-        return { migrations: applied.length };
-      },
+      orm: async () => ({ migrations: await storageHealth.migrations() }),
     }, redisCheck);
     res.status(body.status === 'Unhealthy' ? 503 : 200).json(body);
   });
 
-  mountRoute(router, services, mailHealthRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, mailHealthRoute, async (_input, _req, res) => {
     const body = await report({
       [mailer.kind]: async () => {
         await mailer.check();

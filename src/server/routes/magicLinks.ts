@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
 import { sendMagicLinkSchema } from '../services/magicLinks/magicLinks';
 import type { Services } from '../services';
@@ -18,7 +19,8 @@ export const sendMagicLinkRoute = defineRoute({
 
 export function magicLinkRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, sendMagicLinkRoute, async ({ body }, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, sendMagicLinkRoute, async ({ body }, _req, res) => {
     await services.magicLinks.send(authOf(res).appId, body);
     res.status(204).end();
   });

@@ -1,5 +1,6 @@
 import { Router, type RequestHandler } from 'express';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { configuredSecret } from '../core/configuredSecret';
 import { ApiError } from '../core/apiError';
 import type { Metrics } from '../metrics/metrics';
@@ -31,7 +32,8 @@ export const metricsRoute = defineRoute({
 
 export function metricsRoutes(services: Services, metrics: Metrics): Router {
   const router = Router();
-  mountRoute(router, services, metricsRoute, async (_input, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, metricsRoute, async (_input, _req, res) => {
     const body = await metrics.registry.metrics();
     res.setHeader('Content-Type', metrics.registry.contentType);
     res.setHeader('Cache-Control', 'no-store');

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { ceremonyOptionsAnswer, tokenAnswer } from '../openapi/responseSchemas';
+import { ceremonyOptionsAnswer, tokenAnswer } from './responseSchemas';
 import { registerBeginSchema, registerCompleteSchema, registerTokenSchema } from '../services/ceremonies/registration';
 import type { Services } from '../services';
 import { clientContextOf } from '../http/requestContext';
@@ -45,17 +46,18 @@ export const registerCompleteRoute = defineRoute({
 
 export function registerRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
   const { registration } = services;
 
-  mountRoute(router, services, registerTokenRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, registerTokenRoute, async ({ body }, _req, res) => {
     res.json({ token: await registration.createToken(authOf(res).appId, body) });
   });
 
-  mountRoute(router, services, registerBeginRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, registerBeginRoute, async ({ body }, _req, res) => {
     res.json(await registration.begin(authOf(res).appId, body));
   });
 
-  mountRoute(router, services, registerCompleteRoute, async ({ body }, req, res) => {
+  mountRoute(router, auth, registerCompleteRoute, async ({ body }, req, res) => {
     res.json({ token: await registration.complete(authOf(res).appId, body, clientContextOf(req)) });
   });
   return router;

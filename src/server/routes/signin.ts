@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { ceremonyOptionsAnswer, tokenAnswer, verificationAnswer } from '../openapi/responseSchemas';
+import { ceremonyOptionsAnswer, tokenAnswer, verificationAnswer } from './responseSchemas';
 import { signinBeginSchema, signinCompleteSchema } from '../services/ceremonies/signin';
 import { generateTokenSchema, verifyTokenSchema } from '../services/ceremonies/verification';
 import type { Services } from '../services';
@@ -58,21 +59,22 @@ export const signinGenerateTokenRoute = defineRoute({
 
 export function signinRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
   const { signin, verification } = services;
 
-  mountRoute(router, services, signinBeginRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, signinBeginRoute, async ({ body }, _req, res) => {
     res.json(await signin.begin(authOf(res).appId, body));
   });
 
-  mountRoute(router, services, signinCompleteRoute, async ({ body }, req, res) => {
+  mountRoute(router, auth, signinCompleteRoute, async ({ body }, req, res) => {
     res.json({ token: await signin.complete(authOf(res).appId, body, clientContextOf(req)) });
   });
 
-  mountRoute(router, services, signinVerifyRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, signinVerifyRoute, async ({ body }, _req, res) => {
     res.json(await verification.verify(authOf(res).appId, body));
   });
 
-  mountRoute(router, services, signinGenerateTokenRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, signinGenerateTokenRoute, async ({ body }, _req, res) => {
     res.json({ token: await verification.generate(authOf(res).appId, body) });
   });
   return router;

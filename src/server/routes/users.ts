@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { authOf } from '../http/middleware/authenticate';
 import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
+import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute } from '../http/routing/routeSpec';
-import { listAnswer, userSummaryAnswer } from '../openapi/responseSchemas';
+import { listAnswer, userSummaryAnswer } from './responseSchemas';
 import { userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
 
@@ -41,17 +42,18 @@ export const deleteUserRoute = defineRoute({
 
 export function userRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
 
-  mountRoute(router, services, listUsersRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, listUsersRoute, async (_input, _req, res) => {
     const appId = authOf(res).appId;
     res.json(await listBody(services, appId, await services.users.list(appId)));
   });
 
-  mountRoute(router, services, countUsersRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, countUsersRoute, async (_input, _req, res) => {
     res.json({ count: await services.users.count(authOf(res).appId) });
   });
 
-  mountRoute(router, services, deleteUserRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, deleteUserRoute, async ({ body }, _req, res) => {
     await services.users.delete(authOf(res).appId, body.userId);
     res.status(204).end();
   });

@@ -1,14 +1,14 @@
+import { USER_VERIFICATIONS, type UserVerification } from '../../shared/vocabulary';
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
 import { ApiError } from '../core/apiError';
 import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../core/validation';
-import { isUniqueViolation, type Db } from '../store';
+import type { Db } from '../store';
+import { isUniqueViolation } from '../core/storeErrors';
 import { SYSTEM } from './events/eventTypes';
 import type { EventLog } from './events/eventLog';
 import { MAX_TOKEN_LIFETIME_MS } from './tokens/tokenService';
 
-export const USER_VERIFICATIONS = ['preferred', 'required', 'discouraged'] as const;
-export type UserVerification = (typeof USER_VERIFICATIONS)[number];
 
 export interface ResolvedAuthConfig {
   purpose: string;

@@ -113,23 +113,3 @@ async function appliedMigrations(client: { $queryRawUnsafe<T>(sql: string): Prom
   const rows = await client.$queryRawUnsafe<{ name: string }[]>(`SELECT name FROM "${MIGRATION_LEDGER}" ORDER BY name`);
   return rows.map((r) => r.name);
 }
-
-/** Prisma's unique-constraint violation, the same code on both providers. */
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
-}
-
-/** Prisma's "record to update or delete does not exist". */
-export function isRecordNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2025';
-}
-
-/**
- * A row refused because the app it belongs to does not exist (any more): Prisma's code, or the
- * drivers' own for statements run on them directly (PostgreSQL 23503, SQLite's extended code).
- */
-export function isForeignKeyViolation(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  return code === 'P2003' || code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
-}

@@ -1,6 +1,7 @@
 import { constants, statSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { sqliteFilename, type Store } from './index';
+import { sqliteFilename, type Store } from '.';
+import { loadMigrations } from './migrate';
 
 interface FileIdentity {
   dev: number;
@@ -18,12 +19,15 @@ const failure = (name: string, message: string) => Object.assign(new Error(messa
 export class StorageHealth {
   private readonly filename: string | undefined;
   private identity: FileIdentity | undefined;
+  /** The migrations this build ships, read once. */
+  private readonly expectedMigrations: string[];
 
   constructor(
     private readonly store: Store,
     databaseUrl: string,
   ) {
     this.filename = store.provider === 'sqlite' ? sqliteFilename(databaseUrl) : undefined;
+    this.expectedMigrations = loadMigrations(store.provider).map((m) => m.name);
     // The service migrates before it builds its services, so the file normally exists by now;
     // if not, the first check that finds it records it.
     try {
@@ -48,5 +52,12 @@ export class StorageHealth {
       });
     }
     await this.store.ping();
+  }
+
+  /** How many migrations are applied; throws `PendingMigrations` when one this build ships is not. */
+  async migrations(): Promise<number> {
+    const applied = await this.store.appliedMigrations();
+    if (this.expectedMigrations.some((name) => !applied.includes(name))) throw failure('PendingMigrations', 'schema out of date');
+    return applied.length;
   }
 }

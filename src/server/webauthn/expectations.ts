@@ -1,4 +1,4 @@
-import type { UserVerification } from '../services/authConfigs';
+import type { UserVerification } from '../../shared/vocabulary';
 
 /** What a ceremony session promised the browser, which the response must now match. */
 export interface CeremonySession {

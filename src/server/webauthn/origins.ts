@@ -1,10 +1,21 @@
 import { ApiError } from '../core/apiError';
-import { normaliseAllowedOrigin } from '../services/apps/apps';
 
 export interface CeremonyOrigin {
   /** Normalised origin the assertion must carry (`scheme://host[:port]`, or an android: origin). */
   origin: string;
   rpId: string;
+}
+
+/** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
+export function normaliseAllowedOrigin(value: string): string | undefined {
+  if (/^android:apk-key-hash:[A-Za-z0-9_\-+/=]+$/.test(value)) return value;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search || url.hash) return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
 }
 
 const RP_ID = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*$/;

@@ -1,10 +1,14 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { parseKey, type ApiKeyAuthenticator, type AuthenticatedKey, type KeyCheck, type Scope } from '../../services/apps/apiKeys';
+import { parseKey } from '../../../shared/apiKeys';
+import type { ApiKeyAuthenticator, AuthenticatedKey, KeyCheck, Scope } from '../../services/apps/apiKeys';
 import { configuredSecret } from '../../core/configuredSecret';
 import { ApiError } from '../../core/apiError';
 import { countAuthFailure } from './rateLimits';
 
 export type KeyHeader = 'ApiSecret' | 'ApiKey';
+
+/** Checks an ApiKey or ApiSecret value (the service's authenticator). */
+export type KeyChecker = Pick<ApiKeyAuthenticator, 'check'>;
 
 const OTHER: Record<KeyHeader, KeyHeader> = { ApiSecret: 'ApiKey', ApiKey: 'ApiSecret' };
 const EXAMPLE: Record<KeyHeader, string> = { ApiSecret: '<appId>:secret:<32 hex characters>', ApiKey: '<appId>:public:<32 hex characters>' };
@@ -53,7 +57,7 @@ const REFUSED: Record<Exclude<KeyCheck, { ok: true }>['reason'], (header: KeyHea
 };
 
 /** Accepts only a valid, unlocked key of the kind the header names, optionally with a scope. */
-export function requireKey(authenticator: ApiKeyAuthenticator, header: KeyHeader, scope?: Scope): RequestHandler {
+export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?: Scope): RequestHandler {
   const kind = header === 'ApiSecret' ? 'secret' : 'public';
   return async (req: Request, res: Response, next: NextFunction) => {
     const value = headerValue(req, header);

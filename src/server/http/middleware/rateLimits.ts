@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, type ClientRateLimitInfo, type Options, type Store } from 'express-rate-limit';
 import type { Logger } from 'pino';
-import type { RateLimits } from '../../core/config';
+import type { LimitName, RateLimits } from '../../core/config';
 import type { RedisConnection } from '../../redis/connection';
 import { parseKey } from '../../../shared/apiKeys';
 import { isPublicPath } from './cors';
@@ -12,7 +12,6 @@ import { limitStore } from './rateLimitStores';
 /** The endpoints a backend calls with its ApiSecret that cost the most or send mail. */
 const isPrivateLimitedPath = endpointSet(['/signin/verify', '/signin/generate-token', '/magic-links/send']);
 
-export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app';
 
 export interface RateLimitOptions {
   limits: RateLimits;

@@ -1,8 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { RouteSpec } from './routeSpec';
-import type { Services } from '../../services';
-import { requireKey, requireManagementKey } from '../middleware/authenticate';
+import { requireKey, requireManagementKey, type KeyChecker } from '../middleware/authenticate';
 import { parseWith } from '../../core/validation';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -15,10 +14,16 @@ export interface RouteInput<P, Q, B> {
 
 export type RouteHandler<P, Q, B> = (input: RouteInput<P, Q, B>, req: Request, res: Response) => Promise<void> | void;
 
-function authenticationOf(spec: RouteSpec, services: Services): RequestHandler[] {
+/** What a route's authentication needs: the key checker, and MANAGEMENT_KEY (unset refuses the management API). */
+export interface RouteAuthenticators {
+  keys: KeyChecker;
+  managementKey: string | undefined;
+}
+
+function authenticationOf(spec: RouteSpec, auth: RouteAuthenticators): RequestHandler[] {
   if (spec.auth === undefined) return [];
-  if (spec.auth === 'ManagementKey') return [requireManagementKey(services.config.managementKey)];
-  return [requireKey(services.keys, spec.auth, spec.scope)];
+  if (spec.auth === 'ManagementKey') return [requireManagementKey(auth.managementKey)];
+  return [requireKey(auth.keys, spec.auth, spec.scope)];
 }
 
 /** `read` is only called when there is a schema: `req.query` is parsed anew on every read. */
@@ -35,7 +40,7 @@ export interface MountOptions {
  */
 export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
   router: Router,
-  services: Services,
+  auth: RouteAuthenticators,
   spec: RouteSpec<P, Q, B>,
   handler: RouteHandler<P, Q, B>,
   options: MountOptions = {},
@@ -51,5 +56,5 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
     } as RouteInput<P, Q, B>;
     return handler(input, req, res);
   };
-  router[spec.method](spec.path, ...(options.before ?? []), ...authenticationOf(spec, services), run);
+  router[spec.method](spec.path, ...(options.before ?? []), ...authenticationOf(spec, auth), run);
 }

@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { authOf } from '../../http/middleware/authenticate';
 import { mountRoute } from '../../http/routing/mountRoute';
+import { routeAuthenticators } from '../routeAuthenticators';
 import { defineRoute } from '../../http/routing/routeSpec';
-import { deletionScheduleAnswer } from '../../openapi/responseSchemas';
+import { deletionScheduleAnswer } from '../responseSchemas';
 import type { Services } from '../../services';
 
 export const legacyAccountDeleteRoute = defineRoute({
@@ -21,7 +22,8 @@ export const legacyAccountDeleteRoute = defineRoute({
  */
 export function legacyAccountRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, legacyAccountDeleteRoute, async (_input, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, legacyAccountDeleteRoute, async (_input, _req, res) => {
     const { appId, keyId } = authOf(res);
     const { message, keysFreezeAt, deleteAt } = await services.deletions.schedule(appId, `the API (secret key ...${keyId})`);
     res.json({ message, keysFreezeAt, deleteAt });

@@ -2,8 +2,9 @@ import { Router } from 'express';
 import { authOf } from '../../http/middleware/authenticate';
 import { listBody } from '../listBody';
 import { mountRoute } from '../../http/routing/mountRoute';
+import { routeAuthenticators } from '../routeAuthenticators';
 import { defineRoute } from '../../http/routing/routeSpec';
-import { legacyCredentialAnswer, listAnswer } from '../../openapi/responseSchemas';
+import { legacyCredentialAnswer, listAnswer } from '../responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../../services/users/credentials';
 import type { Services } from '../../services';
 
@@ -36,14 +37,15 @@ export const legacyDeleteCredentialRoute = defineRoute({
  */
 export function legacyCredentialRoutes(services: Services): Router {
   const router = Router();
+  const auth = routeAuthenticators(services);
 
-  mountRoute(router, services, legacyListCredentialsRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, legacyListCredentialsRoute, async ({ body }, _req, res) => {
     const { appId } = authOf(res);
     const credentials = (await services.credentials.list(appId, body.userId)).map((c) => ({ ...c, credType: c.attestationFmt }));
     res.json(await listBody(services, appId, credentials));
   });
 
-  mountRoute(router, services, legacyDeleteCredentialRoute, async ({ body }, _req, res) => {
+  mountRoute(router, auth, legacyDeleteCredentialRoute, async ({ body }, _req, res) => {
     await services.credentials.delete(authOf(res).appId, body.credentialId);
     res.status(200).end();
   });

@@ -2,9 +2,10 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../../http/middleware/authenticate';
 import { mountRoute } from '../../http/routing/mountRoute';
+import { routeAuthenticators } from '../routeAuthenticators';
 import { ciObject } from '../../core/validation';
 import { defineRoute } from '../../http/routing/routeSpec';
-import { USER_VERIFICATIONS } from '../../services/authConfigs';
+import { USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/ceremonies/registration';
 import type { Services } from '../../services';
 
@@ -60,7 +61,8 @@ export const legacyRegisterTokenRoute = defineRoute({
 
 export function legacyRegisterRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, legacyRegisterTokenRoute, async ({ body }, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, legacyRegisterTokenRoute, async ({ body }, _req, res) => {
     res.json(await services.registration.createToken(authOf(res).appId, body));
   });
   return router;

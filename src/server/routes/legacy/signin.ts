@@ -1,8 +1,9 @@
 import { Router } from 'express';
 import { authOf } from '../../http/middleware/authenticate';
 import { mountRoute } from '../../http/routing/mountRoute';
+import { routeAuthenticators } from '../routeAuthenticators';
 import { defineRoute } from '../../http/routing/routeSpec';
-import { legacyVerificationAnswer } from '../../openapi/responseSchemas';
+import { legacyVerificationAnswer } from '../responseSchemas';
 import { verifyTokenSchema } from '../../services/ceremonies/verification';
 import type { verificationResult } from '../../services/tokens/verifyTokens';
 import type { Services } from '../../services';
@@ -27,7 +28,8 @@ export const legacySigninVerifyRoute = defineRoute({
 
 export function legacySigninRoutes(services: Services): Router {
   const router = Router();
-  mountRoute(router, services, legacySigninVerifyRoute, async ({ body }, _req, res) => {
+  const auth = routeAuthenticators(services);
+  mountRoute(router, auth, legacySigninVerifyRoute, async ({ body }, _req, res) => {
     const result = await services.verification.verify(authOf(res).appId, body);
     res.json(legacyVerificationResult(result));
   });

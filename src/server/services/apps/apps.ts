@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../../core/validation';
-import { isRecordNotFound, isUniqueViolation, type Db } from '../../store';
+import type { Db } from '../../store';
+import { isRecordNotFound, isUniqueViolation } from '../../core/storeErrors';
 import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
 import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
 import type { AppEvent, EventLog } from '../events/eventLog';
+import { normaliseAllowedOrigin } from '../../webauthn/origins';
 
 export const PLANS = ['trial', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -15,18 +17,6 @@ const MAX_INT32 = 2_147_483_647;
 const nonNegativeInt32 = () => z.number().int().min(0).max(MAX_INT32, `must be at most ${MAX_INT32}`);
 /** Days; one rule at creation and afterwards, so that what GET features answers can be posted back. */
 const retentionDays = () => z.number().int().min(0).max(90);
-
-/** A web origin (`https://host[:port]`) or an Android app origin, normalised for comparison. */
-export function normaliseAllowedOrigin(value: string): string | undefined {
-  if (/^android:apk-key-hash:[A-Za-z0-9_\-+/=]+$/.test(value)) return value;
-  try {
-    const url = new URL(value);
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search || url.hash) return undefined;
-    return url.origin;
-  } catch {
-    return undefined;
-  }
-}
 
 const allowedOrigins = z
   .array(z.string())

@@ -1,23 +1,24 @@
+import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
-import { isUniqueViolation, type Db } from '../../store';
+import type { Db } from '../../store';
+import { isUniqueViolation } from '../../core/storeErrors';
 import { SUPPORTED_ALGORITHM_IDS } from '../../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../../webauthn/origins';
 import { isUsablePublicKey } from '../../webauthn/publicKey';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
-import type { ClientContext } from '../../http/requestContext';
+import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
 import { expectationsOf } from '../../webauthn/expectations';
-import { ALIAS_WRITE_ATTEMPTS, MAX_ALIASES, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
+import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
 import { attestationAllowed, type AppSettingsCache } from '../apps/appFeaturesCache';
-import { USER_VERIFICATIONS } from '../authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
-import { ATTESTATIONS, sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
+import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
 
@@ -25,7 +26,6 @@ const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
 const MAX_CREDENTIAL_ID_BYTES = 1023;
 const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
-const AUTHENTICATOR_TYPES = ['any', 'platform', 'cross-platform'] as const;
 
 // Reference accepts 'CrossPlatform', 'cross-platform', 0 and 1 for the attachment.
 const authenticatorType = z.preprocess((v) => {

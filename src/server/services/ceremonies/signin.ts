@@ -7,7 +7,7 @@ import { descriptorOf } from '../../webauthn/descriptors';
 import { normaliseCredentialId } from '../../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../../webauthn/origins';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
-import type { ClientContext } from '../../http/requestContext';
+import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
 import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject } from '../../core/validation';
-import { isForeignKeyViolation, type Db } from '../../store';
+import type { Db } from '../../store';
+import { isForeignKeyViolation } from '../../core/storeErrors';
 import { EVENT_TYPES, type EventType } from './eventTypes';
 
 export interface AppEvent {

@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { MAX_ALIASES } from '../users/aliases';
-import { USER_VERIFICATIONS } from '../authConfigs';
+import { ATTESTATIONS, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload } from './tokenService';
 
 // `session_` tokens: what `/register/begin` and `/signin/begin` promised the browser, handed back
 // by `/register/complete` and `/signin/complete`. Both ceremonies share the token kind, so one
 // schema (`sessionSchema`) checks either and `ceremony` tells them apart.
-
-export const ATTESTATIONS = ['none', 'direct', 'indirect'] as const;
 
 /** The most credentials a sign-in offers; longer allow lists are cut to the most recently used. */
 export const MAX_ALLOW_CREDENTIALS = 64;

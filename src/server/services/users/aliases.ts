@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import { isUniqueViolation, type Db } from '../../store';
+import type { Db } from '../../store';
+import { isUniqueViolation } from '../../core/storeErrors';
 import type { EventLog } from '../events/eventLog';
+import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../../shared/vocabulary';
 
-export const MAX_ALIASES = 10;
-export const MAX_ALIAS_LENGTH = 250;
 
 /** Aliases as the spec limits them: at most 10, each 1..250 characters; duplicates collapse. */
 export const aliasListSchema = z

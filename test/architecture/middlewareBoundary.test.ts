@@ -4,8 +4,9 @@
  * host actually installs: a dependency, a required peer, or a Node built-in.
  */
 import { builtinModules } from 'node:module';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { importsOf, resolveImport, sourceFiles } from '../support/sourceImports';
 
 const ROOT = join(__dirname, '..', '..');
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -15,23 +16,6 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 };
 const requiredPeers = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
 const installedForHosts = new Set([...Object.keys(manifest.dependencies), ...requiredPeers]);
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
-  });
-}
-
-/** Module specifiers of static imports, re-exports and requires (type-only imports included: their types ship too). */
-function specifiers(source: string): string[] {
-  const found: string[] = [];
-  for (const match of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"]([^'"]+)['"]|(?:^|\n)\s*import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g)) {
-    found.push(match[1] ?? match[2] ?? match[3]);
-  }
-  return found;
-}
 
 const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
 
@@ -45,9 +29,10 @@ describe('the middleware boundary', () => {
 
   it.each(files.map((f) => [relative(ROOT, f), f]))('%s imports nothing of the service and no package a host lacks', (_name, file) => {
     const bad: string[] = [];
-    for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+    // Type-only imports count too: their types ship with the package.
+    for (const { specifier } of importsOf(file)) {
       if (specifier.startsWith('.')) {
-        const target = resolve(dirname(file), specifier);
+        const target = resolveImport(file, specifier);
         if (!allowedDirs.some((dir) => target === dir || target.startsWith(`${dir}/`))) bad.push(specifier);
       } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier) && !installedForHosts.has(packageName(specifier))) {
         bad.push(specifier);

@@ -1,0 +1,82 @@
+/**
+ * Requests flow one way through src/server, and each folder imports only from the folders below
+ * it (docs/architecture.md). This table is the rule; a new import that runs back up fails here.
+ */
+import { dirname, join, relative, sep } from 'node:path';
+import { importsOf, resolveImport, sourceFiles } from '../support/sourceImports';
+
+const ROOT = join(__dirname, '..', '..');
+const SRC = join(ROOT, 'src');
+
+/**
+ * Which layer may import which. A layer always imports itself. `types` lists layers a layer may
+ * name only in `import type` (nothing of them is loaded): the edge knows the services' shapes,
+ * never their code.
+ */
+const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
+  shared: { imports: [] },
+  'server/core': { imports: ['shared'] },
+  'server/webauthn': { imports: ['server/core', 'shared'] },
+  'server/store': { imports: ['server/core', 'shared'] },
+  'server/mail': { imports: ['server/core', 'shared'] },
+  'server/redis': { imports: ['server/core', 'shared'] },
+  'server/metrics': { imports: ['server/core', 'shared'], types: ['server/store'] },
+  'server/services': { imports: ['server/core', 'server/webauthn', 'server/store', 'server/mail', 'server/redis', 'shared'] },
+  // The Express edge: routing/ and middleware/ use each other.
+  'server/http': { imports: ['server/core', 'server/redis', 'shared'], types: ['server/services'] },
+  'server/routes': { imports: ['server/http', 'server/services', 'server/core', 'shared'], types: ['server/metrics'] },
+  'server/openapi': { imports: ['server/routes', 'server/http/routing', 'server/core', 'shared'], types: ['server/services'] },
+  // The composition roots: they start, wire and stop everything, so they may import anything.
+  server: { imports: ['*'] },
+  '.': { imports: ['*'] },
+  express: { imports: ['shared'] },
+};
+
+/** The folder of a path under src, as the table writes it (`server/http/routing`). */
+const folderOf = (path: string) => relative(SRC, dirname(path)).split(sep).join('/') || '.';
+
+/** Whether `folder` is `layer` or inside it. */
+const within = (folder: string, layer: string) => layer === '*' || folder === layer || folder.startsWith(`${layer}/`);
+
+/** The most specific layer of the table a path belongs to (`src/server/http/routing/chain.ts` is `server/http`). */
+function layerOf(path: string): string {
+  const folder = folderOf(path);
+  const layers = Object.keys(LAYERS).filter((layer) => layer !== '.' && within(folder, layer));
+  return layers.sort((a, b) => b.length - a.length)[0] ?? '.';
+}
+
+/** Whether an import into `folder` is allowed by the list of layers. */
+const reaches = (allowed: string[], folder: string) => allowed.some((layer) => within(folder, layer));
+
+function upwardImports(file: string): string[] {
+  const from = layerOf(file);
+  const rule = LAYERS[from];
+  return importsOf(file)
+    .filter(({ specifier }) => specifier.startsWith('.'))
+    .filter(({ specifier, typeOnly }) => {
+      const to = folderOf(resolveImport(file, specifier));
+      if (within(to, from)) return false;
+      return !reaches(rule.imports, to) && !(typeOnly && reaches(rule.types ?? [], to));
+    })
+    .map(({ specifier }) => `${relative(ROOT, file)} -> ${specifier}`);
+}
+
+describe('the layers of src/server', () => {
+  const files = sourceFiles(SRC);
+
+  it('finds every layer of the table in the tree', () => {
+    const found = new Set(files.map(layerOf));
+    for (const layer of Object.keys(LAYERS)) expect({ layer, found: found.has(layer) }).toEqual({ layer, found: true });
+  });
+
+  it('has no import that runs back up', () => {
+    expect(files.flatMap(upwardImports)).toEqual([]);
+  });
+
+  it('catches an upward import (the rule itself is checked)', () => {
+    expect(reaches(LAYERS['server/core'].imports, 'server/http')).toBe(false);
+    expect(reaches(LAYERS['server/routes'].imports, 'server/http/routing')).toBe(true);
+    expect(reaches(LAYERS['server/http'].imports, 'server/services')).toBe(false);
+    expect(reaches(LAYERS['server/http'].types ?? [], 'server/services')).toBe(true);
+  });
+});
