@@ -4,7 +4,7 @@ import { problemBody, type ProblemBody } from '../shared/problem';
  * The middleware's own error codes (the service's problems pass through with theirs). One
  * dictionary, like the service's, so every problem these routes write takes its status and title here.
  */
-export const HOST_ERRORS = {
+const HOST_ERRORS = {
   validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
   missing_token: { status: 400, title: 'This operation requires a token to be passed.' },
   invalid_token: { status: 400, title: "The token is not a sign-in result: it should start with 'verify_'." },

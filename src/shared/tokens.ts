@@ -4,8 +4,6 @@
  */
 export const TOKEN_PREFIXES = { register: 'register_', session: 'session_', verify: 'verify_' } as const;
 
-export type TokenKind = keyof typeof TOKEN_PREFIXES;
-
 /** What `/signin/verify` reports as a verified token's `type`. */
 export const VERIFY_TOKEN_TYPES = ['passkey_register', 'passkey_signin', 'generated_signin', 'magic_link'] as const;
 export type VerifyTokenType = (typeof VERIFY_TOKEN_TYPES)[number];

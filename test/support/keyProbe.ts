@@ -1,7 +1,8 @@
 import express, { type ErrorRequestHandler } from 'express';
 import supertest from 'supertest';
 import { authOf, requireKey, type KeyHeader } from '../../src/server/http/middleware/authenticate';
-import { ApiError, sendApiError } from '../../src/server/core/apiError';
+import { ApiError } from '../../src/server/core/apiError';
+import { sendProblem } from '../../src/server/http/sendProblem';
 import type { ApiKeyAuthenticator } from '../../src/server/services/apps/apiKeys';
 
 /** Where the probe mounts the route guarded by each header. */
@@ -21,7 +22,7 @@ export function keyProbe(authenticator: ApiKeyAuthenticator) {
     });
   }
   const problems: ErrorRequestHandler = (error, _req, res, _next) => {
-    if (error instanceof ApiError) sendApiError(res, error);
+    if (error instanceof ApiError) sendProblem(res, error.toProblem(), error.headers);
     else res.status(500).json({ unexpected: String(error) });
   };
   app.use(problems);

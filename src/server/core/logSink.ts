@@ -1,5 +1,5 @@
 /** Bytes waiting for a slow reader before further lines are dropped. */
-export const MAX_BUFFERED_LOG_BYTES = 1024 * 1024;
+const MAX_BUFFERED_LOG_BYTES = 1024 * 1024;
 
 /** What the sink needs of process.stdout (a libuv stream: asynchronous for pipes on POSIX). */
 export interface LogStream {

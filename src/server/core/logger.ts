@@ -9,12 +9,12 @@ const CREDENTIAL_HEADERS = ['apisecret', 'apikey', 'managementkey', 'authorizati
  * defence. Exact paths only: a wildcard path (`*.headers.x`) made pino's redaction cost about
  * 15 µs per line, ten times the line itself.
  */
-export const REDACTED_PATHS = ['req', 'res', 'err'].flatMap((owner) => CREDENTIAL_HEADERS.map((name) => `${owner}.headers${name.startsWith('"') ? `[${name}]` : `.${name}`}`));
+const REDACTED_PATHS = ['req', 'res', 'err'].flatMap((owner) => CREDENTIAL_HEADERS.map((name) => `${owner}.headers${name.startsWith('"') ? `[${name}]` : `.${name}`}`));
 
 let stdoutSink: LogSink | undefined;
 
 /** The one sink of this process's stdout, shared by every logger so drops are counted once. */
-export function stdoutLogSink(): LogSink {
+function stdoutLogSink(): LogSink {
   if (!stdoutSink) {
     const sink = boundedLogSink(process.stdout, { exitReportTo: process.stderr });
     // 'exit' handlers run on process.exit too; this one only hands lines over, it never waits.

@@ -1,54 +1,47 @@
-import * as admin from '../routes/admin';
-import * as alias from '../routes/alias';
-import { abortDeletionRoute } from '../routes/appDeletion';
-import { setOwnFeaturesRoute } from '../routes/appFeatures';
-import * as authConfigs from '../routes/authConfigs';
-import * as credentials from '../routes/credentials';
-import { listEventsRoute } from '../routes/events';
-import { httpHealthRoute, mailHealthRoute, storageHealthRoute } from '../routes/health';
-import { legacyAccountDeleteRoute } from '../routes/legacy/account';
-import { legacyDeleteCredentialRoute, legacyListCredentialsRoute } from '../routes/legacy/credentials';
-import { legacyRegisterTokenRoute } from '../routes/legacy/register';
-import { legacySigninVerifyRoute } from '../routes/legacy/signin';
-import { sendMagicLinkRoute } from '../routes/magicLinks';
-import { metricsRoute } from '../routes/metrics';
-import * as register from '../routes/register';
-import * as signin from '../routes/signin';
-import * as users from '../routes/users';
-import { openApiDocumentRoute } from './documentRoute';
 import type { RouteSpec } from '../http/routing/routeSpec';
-
-/** Every route the route modules export, in the order they are declared. */
-const routesOf = (module: Record<string, unknown>): RouteSpec[] =>
-  Object.values(module).filter((value): value is RouteSpec => typeof value === 'object' && value !== null && 'operationId' in value && 'path' in value);
+import { adminRouteSpecs } from '../routes/admin';
+import { aliasRouteSpecs } from '../routes/alias';
+import { appDeletionRouteSpecs } from '../routes/appDeletion';
+import { appFeaturesRouteSpecs } from '../routes/appFeatures';
+import { authConfigsRouteSpecs } from '../routes/authConfigs';
+import { credentialsRouteSpecs } from '../routes/credentials';
+import { eventsRouteSpecs } from '../routes/events';
+import { healthRouteSpecs } from '../routes/health';
+import { legacyAccountRouteSpecs } from '../routes/legacy/account';
+import { legacyCredentialsRouteSpecs } from '../routes/legacy/credentials';
+import { legacyRegisterRouteSpecs } from '../routes/legacy/register';
+import { legacySigninRouteSpecs } from '../routes/legacy/signin';
+import { magicLinksRouteSpecs } from '../routes/magicLinks';
+import { metricsRouteSpecs } from '../routes/metrics';
+import { registerRouteSpecs } from '../routes/register';
+import { signinRouteSpecs } from '../routes/signin';
+import { usersRouteSpecs } from '../routes/users';
+import { openApiDocumentRoute } from './documentRoute';
 
 /** The current generation, at `/` and `/api`. The route-coverage test keeps this list equal to what is mounted. */
 export const CURRENT_ROUTES: readonly RouteSpec[] = [
   openApiDocumentRoute,
-  httpHealthRoute,
-  storageHealthRoute,
-  mailHealthRoute,
-  metricsRoute,
-  ...routesOf(admin),
-  ...routesOf(register),
-  ...routesOf(signin),
-  ...routesOf(alias),
-  ...routesOf(credentials),
-  ...routesOf(users),
-  sendMagicLinkRoute,
-  ...routesOf(authConfigs),
-  listEventsRoute,
-  setOwnFeaturesRoute,
-  abortDeletionRoute,
+  ...healthRouteSpecs,
+  ...metricsRouteSpecs,
+  ...adminRouteSpecs,
+  ...registerRouteSpecs,
+  ...signinRouteSpecs,
+  ...aliasRouteSpecs,
+  ...credentialsRouteSpecs,
+  ...usersRouteSpecs,
+  ...magicLinksRouteSpecs,
+  ...authConfigsRouteSpecs,
+  ...eventsRouteSpecs,
+  ...appFeaturesRouteSpecs,
+  ...appDeletionRouteSpecs,
 ];
 
 /** Where the older generation (`/v3`, `/api/v3`) differs; it answers everything else as the current one. */
-export const LEGACY_DIFFERENCES: readonly RouteSpec[] = [
-  legacyRegisterTokenRoute,
-  legacySigninVerifyRoute,
-  legacyListCredentialsRoute,
-  legacyDeleteCredentialRoute,
-  legacyAccountDeleteRoute,
+const LEGACY_DIFFERENCES: readonly RouteSpec[] = [
+  ...legacyRegisterRouteSpecs,
+  ...legacySigninRouteSpecs,
+  ...legacyCredentialsRouteSpecs,
+  ...legacyAccountRouteSpecs,
 ];
 
 /**

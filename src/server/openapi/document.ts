@@ -7,15 +7,15 @@ import { problemSchema } from './problemSchema';
 import type { RouteSpec } from '../http/routing/routeSpec';
 
 /** The base path of the older generation, below each server. */
-export const LEGACY_PREFIX = '/v3';
+const LEGACY_PREFIX = '/v3';
 /** Where the service answers every route (the self-hosted layout adds `/api`). */
-export const SERVER_BASES = ['/', '/api'] as const;
+const SERVER_BASES = ['/', '/api'] as const;
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
 const problemAnswer = (description: string) => ({ description, content: { [PROBLEM_CONTENT_TYPE]: { schema: PROBLEM_REF } } });
 
 /** `/admin/apps/:appId` → `/admin/apps/{appId}`. */
-export const openApiPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
+const openApiPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
 
 function parametersOf(route: RouteSpec): object[] {
   const parameters: object[] = [];
@@ -53,14 +53,23 @@ function responsesOf(route: RouteSpec): Record<string, object> {
 const operationIdOf = (route: RouteSpec, legacy: boolean): string =>
   legacy && !route.operationId.startsWith('v3') ? `v3${route.operationId[0].toUpperCase()}${route.operationId.slice(1)}` : route.operationId;
 
-/** Each operation of the document with the declaration it was generated from (tests check answers against it). */
-export function routesByOperationId(): Map<string, RouteSpec> {
-  return new Map([...CURRENT_ROUTES.map((route) => [operationIdOf(route, false), route] as const), ...legacyRoutes().map((route) => [operationIdOf(route, true), route] as const)]);
+export interface DocumentedOperation {
+  operationId: string;
+  /** The older generation's copy, under `/v3`. */
+  legacy: boolean;
+  /** The declaration the operation is generated from (and mounted by). */
+  route: RouteSpec;
 }
 
-function operationOf(route: RouteSpec, legacy: boolean): object {
+/** Every operation of the document, current generation first. */
+export function documentedOperations(): DocumentedOperation[] {
+  const current = CURRENT_ROUTES.map((route) => ({ route, legacy: false }));
+  const legacy = legacyRoutes().map((route) => ({ route, legacy: true }));
+  return [...current, ...legacy].map(({ route, legacy }) => ({ operationId: operationIdOf(route, legacy), legacy, route }));
+}
+
+function operationOf({ operationId, route, legacy }: DocumentedOperation): object {
   const body = route.body ? inputJsonSchema(route.body) : undefined;
-  const operationId = operationIdOf(route, legacy);
   return {
     operationId,
     summary: route.summary,
@@ -75,13 +84,16 @@ function operationOf(route: RouteSpec, legacy: boolean): object {
   };
 }
 
-function addPaths(paths: Record<string, Record<string, object>>, routes: readonly RouteSpec[], legacy: boolean): void {
-  for (const route of routes) {
+function pathsOf(operations: readonly DocumentedOperation[]): Record<string, Record<string, object>> {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const operation of operations) {
+    const { route, legacy } = operation;
     const path = (legacy ? LEGACY_PREFIX : '') + openApiPath(route.path);
     // An any-method route (the plain health check) is documented as GET.
     const method = route.method === 'all' ? 'get' : route.method;
-    (paths[path] ??= {})[method] = operationOf(route, legacy);
+    (paths[path] ??= {})[method] = operationOf(operation);
   }
+  return paths;
 }
 
 function packageVersion(): string {
@@ -100,10 +112,8 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** The OpenAPI 3.1 document of every route of both generations. */
-export function buildOpenApiDocument(): Record<string, unknown> {
-  const paths: Record<string, Record<string, object>> = {};
-  addPaths(paths, CURRENT_ROUTES, false);
-  addPaths(paths, legacyRoutes(), true);
+function buildOpenApiDocument(): Record<string, unknown> {
+  const paths = pathsOf(documentedOperations());
   return {
     openapi: '3.1.1',
     info: { title: 'passwordless-selfhost', version: packageVersion(), description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },

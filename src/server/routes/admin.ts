@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
 import { ciObject } from '../core/validation';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from './responseSchemas';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apps/apiKeys';
 import { markDeleteSchema } from '../services/apps/appDeletion';
@@ -33,7 +33,7 @@ const appKeyParams = z.object({ appId: z.string(), keyId: z.string() });
 const management = { tag: 'management API', auth: 'ManagementKey' } as const;
 const noContent = { 204: { description: 'Done.' } };
 
-export const listAppsRoute = defineRoute({
+const listAppsRoute = defineRoute({
   ...management,
   method: 'get',
   path: '/admin/apps',
@@ -42,7 +42,7 @@ export const listAppsRoute = defineRoute({
   responses: { 200: { description: 'The apps.', schema: z.looseObject({ values: z.array(appSummaryAnswer) }) } },
 });
 
-export const appAvailableRoute = defineRoute({
+const appAvailableRoute = defineRoute({
   ...management,
   method: 'get',
   path: '/admin/apps/:appId/available',
@@ -52,7 +52,7 @@ export const appAvailableRoute = defineRoute({
   responses: { 200: { description: 'Free or not.', schema: z.looseObject({ available: z.boolean() }) } },
 });
 
-export const createAppRoute = defineRoute({
+const createAppRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/create',
@@ -63,7 +63,7 @@ export const createAppRoute = defineRoute({
   responses: { 200: { description: 'The new keys.', schema: createdAppAnswer } },
 });
 
-export const deleteAppRoute = defineRoute({
+const deleteAppRoute = defineRoute({
   ...management,
   method: 'delete',
   path: '/admin/apps/:appId',
@@ -73,7 +73,7 @@ export const deleteAppRoute = defineRoute({
   responses: { 200: { description: 'Deleted.', schema: deletionAnswer } },
 });
 
-export const markDeleteRoute = defineRoute({
+const markDeleteRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/mark-delete',
@@ -84,7 +84,7 @@ export const markDeleteRoute = defineRoute({
   responses: { 200: { description: 'The schedule.', schema: deletionScheduleAnswer } },
 });
 
-export const cancelDeleteRoute = defineRoute({
+const cancelDeleteRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/cancel-delete',
@@ -94,7 +94,7 @@ export const cancelDeleteRoute = defineRoute({
   responses: { 200: { description: 'Cancelled.', schema: messageAnswer } },
 });
 
-export const getFeaturesRoute = defineRoute({
+const getFeaturesRoute = defineRoute({
   ...management,
   method: 'get',
   path: '/admin/apps/:appId/features',
@@ -104,7 +104,7 @@ export const getFeaturesRoute = defineRoute({
   responses: { 200: { description: 'The features.', schema: appFeaturesAnswer } },
 });
 
-export const setFeaturesRoute = defineRoute({
+const setFeaturesRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/features',
@@ -115,7 +115,7 @@ export const setFeaturesRoute = defineRoute({
   responses: noContent,
 });
 
-export const freezeAppRoute = defineRoute({
+const freezeAppRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/freeze',
@@ -125,7 +125,7 @@ export const freezeAppRoute = defineRoute({
   responses: noContent,
 });
 
-export const unfreezeAppRoute = defineRoute({
+const unfreezeAppRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/unfreeze',
@@ -135,7 +135,7 @@ export const unfreezeAppRoute = defineRoute({
   responses: noContent,
 });
 
-export const listKeysRoute = defineRoute({
+const listKeysRoute = defineRoute({
   ...management,
   method: 'get',
   path: '/admin/apps/:appId/api-keys',
@@ -157,10 +157,10 @@ const createKeyRoute = (kind: KeyKind) =>
     responses: { 200: { description: 'The new key, shown only here.', schema: z.looseObject({ apiKey: z.string() }) } },
   });
 
-export const createPublicKeyRoute = createKeyRoute('public');
-export const createSecretKeyRoute = createKeyRoute('secret');
+const createPublicKeyRoute = createKeyRoute('public');
+const createSecretKeyRoute = createKeyRoute('secret');
 
-export const lockKeyRoute = defineRoute({
+const lockKeyRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/api-keys/:keyId/lock',
@@ -170,7 +170,7 @@ export const lockKeyRoute = defineRoute({
   responses: noContent,
 });
 
-export const unlockKeyRoute = defineRoute({
+const unlockKeyRoute = defineRoute({
   ...management,
   method: 'post',
   path: '/admin/apps/:appId/api-keys/:keyId/unlock',
@@ -180,7 +180,7 @@ export const unlockKeyRoute = defineRoute({
   responses: noContent,
 });
 
-export const deleteKeyRoute = defineRoute({
+const deleteKeyRoute = defineRoute({
   ...management,
   method: 'delete',
   path: '/admin/apps/:appId/api-keys/:keyId',
@@ -189,6 +189,25 @@ export const deleteKeyRoute = defineRoute({
   params: appKeyParams,
   responses: noContent,
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const adminRouteSpecs: readonly RouteSpec[] = [
+  listAppsRoute,
+  appAvailableRoute,
+  createAppRoute,
+  deleteAppRoute,
+  markDeleteRoute,
+  cancelDeleteRoute,
+  getFeaturesRoute,
+  setFeaturesRoute,
+  freezeAppRoute,
+  unfreezeAppRoute,
+  listKeysRoute,
+  createPublicKeyRoute,
+  createSecretKeyRoute,
+  lockKeyRoute,
+  unlockKeyRoute,
+  deleteKeyRoute,
+];
 
 /** Management API (`ManagementKey` header): apps, their keys and features. */
 export function adminRoutes(services: Services): Router {

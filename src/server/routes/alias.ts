@@ -5,7 +5,7 @@ import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
 import { ciObject, customerUserId, looseBoolean } from '../core/validation';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { aliasAnswer, listAnswer } from './responseSchemas';
 import { aliasListSchema } from '../services/users/aliases';
 import type { Services } from '../services';
@@ -19,7 +19,7 @@ const setAliasesSchema = ciObject({
 // Query parameter names are as case-insensitive as body properties (the SDKs send `userid`).
 const userIdQuerySchema = ciObject({ userId: z.string().min(1, 'is required') });
 
-export const setAliasesRoute = defineRoute({
+const setAliasesRoute = defineRoute({
   method: 'post',
   path: '/alias',
   operationId: 'setAliases',
@@ -30,7 +30,7 @@ export const setAliasesRoute = defineRoute({
   responses: { 204: { description: 'The aliases were replaced.' } },
 });
 
-export const listAliasesRoute = defineRoute({
+const listAliasesRoute = defineRoute({
   method: 'get',
   path: '/alias/list',
   operationId: 'listAliases',
@@ -40,6 +40,8 @@ export const listAliasesRoute = defineRoute({
   query: userIdQuerySchema,
   responses: { 200: { description: 'The aliases (hashed ones as their digest).', schema: listAnswer(aliasAnswer) } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const aliasRouteSpecs: readonly RouteSpec[] = [setAliasesRoute, listAliasesRoute];
 
 export function aliasRoutes(services: Services): Router {
   const router = Router();

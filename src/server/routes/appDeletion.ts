@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
 import { unstorable } from '../core/validation';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { escapeHtml } from '../core/escapeHtml';
 import type { Services } from '../services';
 
@@ -17,7 +17,7 @@ const abortLinkQuerySchema = z.object({
     .catch(undefined),
 });
 
-export const abortDeletionRoute = defineRoute({
+const abortDeletionRoute = defineRoute({
   method: 'get',
   path: '/apps/delete/cancel/:appId',
   operationId: 'abortAppDeletion',
@@ -31,6 +31,8 @@ export const abortDeletionRoute = defineRoute({
     400: { description: 'The link was not valid; nothing was changed.', contentType: 'text/html' },
   },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const appDeletionRouteSpecs: readonly RouteSpec[] = [abortDeletionRoute];
 
 function page(res: Response, status: number, title: string, text: string): void {
   // No script or style: the service's CSP (default-src 'none') suits it, and no-referrer keeps the token in the address bar only.

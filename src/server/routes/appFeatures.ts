@@ -2,11 +2,11 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { appFeaturesSchema } from '../services/apps/apps';
 import type { Services } from '../services';
 
-export const setOwnFeaturesRoute = defineRoute({
+const setOwnFeaturesRoute = defineRoute({
   method: 'post',
   path: '/apps/features',
   operationId: 'setOwnFeatures',
@@ -16,6 +16,8 @@ export const setOwnFeaturesRoute = defineRoute({
   body: appFeaturesSchema,
   responses: { 204: { description: 'Changed.' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const appFeaturesRouteSpecs: readonly RouteSpec[] = [setOwnFeaturesRoute];
 
 /** The app's own switches (ApiSecret): the reference's private `POST /apps/features`. */
 export function appFeatureRoutes(services: Services): Router {

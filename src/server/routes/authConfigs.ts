@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { authConfigAnswer } from './responseSchemas';
 import { addAuthConfigSchema, deleteAuthConfigSchema, editAuthConfigSchema, listAuthConfigsQuerySchema } from '../services/authConfigs';
 import type { Services } from '../services';
 
-export const listAuthConfigsRoute = defineRoute({
+const listAuthConfigsRoute = defineRoute({
   method: 'get',
   path: '/auth-configs/list',
   operationId: 'listAuthConfigs',
@@ -19,7 +19,7 @@ export const listAuthConfigsRoute = defineRoute({
   responses: { 200: { description: 'The configurations.', schema: z.looseObject({ configurations: z.array(authConfigAnswer) }) } },
 });
 
-export const addAuthConfigRoute = defineRoute({
+const addAuthConfigRoute = defineRoute({
   method: 'post',
   path: '/auth-configs/add',
   operationId: 'addAuthConfig',
@@ -30,7 +30,7 @@ export const addAuthConfigRoute = defineRoute({
   responses: { 201: { description: 'Added.' } },
 });
 
-export const editAuthConfigRoute = defineRoute({
+const editAuthConfigRoute = defineRoute({
   method: 'post',
   path: '/auth-configs',
   operationId: 'editAuthConfig',
@@ -41,7 +41,7 @@ export const editAuthConfigRoute = defineRoute({
   responses: { 204: { description: 'Changed.' } },
 });
 
-export const deleteAuthConfigRoute = defineRoute({
+const deleteAuthConfigRoute = defineRoute({
   method: 'post',
   path: '/auth-configs/delete',
   operationId: 'deleteAuthConfig',
@@ -51,6 +51,8 @@ export const deleteAuthConfigRoute = defineRoute({
   body: deleteAuthConfigSchema,
   responses: { 204: { description: 'Deleted.' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const authConfigsRouteSpecs: readonly RouteSpec[] = [listAuthConfigsRoute, addAuthConfigRoute, editAuthConfigRoute, deleteAuthConfigRoute];
 
 /** Authentication configurations (purposes), ApiSecret. */
 export function authConfigRoutes(services: Services): Router {

@@ -3,7 +3,7 @@ import { authOf } from '../http/middleware/authenticate';
 import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { credentialAnswer, listAnswer } from './responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
@@ -11,7 +11,7 @@ import { userIdQuerySchema } from './alias';
 
 const credentialList = { 200: { description: "The user's passkeys.", schema: listAnswer(credentialAnswer) } };
 
-export const listCredentialsRoute = defineRoute({
+const listCredentialsRoute = defineRoute({
   method: 'get',
   path: '/credentials/list',
   operationId: 'listCredentials',
@@ -22,7 +22,7 @@ export const listCredentialsRoute = defineRoute({
   responses: credentialList,
 });
 
-export const listCredentialsByBodyRoute = defineRoute({
+const listCredentialsByBodyRoute = defineRoute({
   method: 'post',
   path: '/credentials/list',
   operationId: 'listCredentialsByBody',
@@ -33,7 +33,7 @@ export const listCredentialsByBodyRoute = defineRoute({
   responses: credentialList,
 });
 
-export const deleteCredentialRoute = defineRoute({
+const deleteCredentialRoute = defineRoute({
   method: 'post',
   path: '/credentials/delete',
   operationId: 'deleteCredential',
@@ -43,6 +43,8 @@ export const deleteCredentialRoute = defineRoute({
   body: deleteCredentialSchema,
   responses: { 204: { description: 'Deleted, or there was no such passkey.' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const credentialsRouteSpecs: readonly RouteSpec[] = [listCredentialsRoute, listCredentialsByBodyRoute, deleteCredentialRoute];
 
 export function credentialRoutes(services: Services): Router {
   const router = Router();

@@ -2,12 +2,12 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { eventPageAnswer } from './responseSchemas';
 import { eventsQuerySchema } from '../services/events/eventLog';
 import type { Services } from '../services';
 
-export const listEventsRoute = defineRoute({
+const listEventsRoute = defineRoute({
   method: 'get',
   path: '/events',
   operationId: 'listEvents',
@@ -17,6 +17,8 @@ export const listEventsRoute = defineRoute({
   query: eventsQuerySchema,
   responses: { 200: { description: 'The page and the total.', schema: eventPageAnswer } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const eventsRouteSpecs: readonly RouteSpec[] = [listEventsRoute];
 
 /** The app's event log (ApiSecret): `GET /events?pageNumber=&numberOfResults=`. */
 export function eventRoutes(services: Services): Router {

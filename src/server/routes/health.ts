@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { healthReportAnswer } from './responseSchemas';
 import type { Services } from '../services';
 
@@ -50,7 +50,7 @@ async function report(checks: Record<string, Check>, optional: Record<string, Ch
 
 const HEALTHY = Buffer.from('Healthy');
 
-export const httpHealthRoute = defineRoute({
+const httpHealthRoute = defineRoute({
   method: 'all',
   path: '/health/http',
   operationId: 'healthHttp',
@@ -61,7 +61,7 @@ export const httpHealthRoute = defineRoute({
 
 const report503 = { description: 'A dependency is unhealthy.', schema: healthReportAnswer };
 
-export const storageHealthRoute = defineRoute({
+const storageHealthRoute = defineRoute({
   method: 'get',
   path: '/health/storage',
   operationId: 'healthStorage',
@@ -70,7 +70,7 @@ export const storageHealthRoute = defineRoute({
   responses: { 200: { description: 'Healthy.', schema: healthReportAnswer }, 503: report503 },
 });
 
-export const mailHealthRoute = defineRoute({
+const mailHealthRoute = defineRoute({
   method: 'get',
   path: '/health/mail',
   operationId: 'healthMail',
@@ -78,6 +78,8 @@ export const mailHealthRoute = defineRoute({
   tag: 'health',
   responses: { 200: { description: 'Healthy.', schema: healthReportAnswer }, 503: report503 },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const healthRouteSpecs: readonly RouteSpec[] = [httpHealthRoute, storageHealthRoute, mailHealthRoute];
 
 /** Anonymous health checks (spec: /api/health/*; also served at /health/*). */
 export function healthRoutes(services: Services): Router {

@@ -2,11 +2,11 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { sendMagicLinkSchema } from '../services/magicLinks/magicLinks';
 import type { Services } from '../services';
 
-export const sendMagicLinkRoute = defineRoute({
+const sendMagicLinkRoute = defineRoute({
   method: 'post',
   path: '/magic-links/send',
   operationId: 'sendMagicLink',
@@ -16,6 +16,8 @@ export const sendMagicLinkRoute = defineRoute({
   body: sendMagicLinkSchema,
   responses: { 204: { description: 'The mail was handed to the mail server (or MAIL_FILE).' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const magicLinksRouteSpecs: readonly RouteSpec[] = [sendMagicLinkRoute];
 
 export function magicLinkRoutes(services: Services): Router {
   const router = Router();

@@ -4,7 +4,7 @@ import { routeAuthenticators } from './routeAuthenticators';
 import { configuredSecret } from '../core/configuredSecret';
 import { ApiError } from '../core/apiError';
 import type { Metrics } from '../metrics/metrics';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import type { Services } from '../services';
 
 /** With METRICS_TOKEN set, `Authorization: Bearer <token>`, compared in constant time; unset, open. */
@@ -20,7 +20,7 @@ function requireMetricsToken(token: string | undefined): RequestHandler {
   };
 }
 
-export const metricsRoute = defineRoute({
+const metricsRoute = defineRoute({
   method: 'get',
   path: '/metrics',
   operationId: 'metrics',
@@ -29,6 +29,8 @@ export const metricsRoute = defineRoute({
   tag: 'health',
   responses: { 200: { description: 'Prometheus text format, version 0.0.4.', contentType: 'text/plain' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const metricsRouteSpecs: readonly RouteSpec[] = [metricsRoute];
 
 export function metricsRoutes(services: Services, metrics: Metrics): Router {
   const router = Router();

@@ -2,13 +2,13 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { ceremonyOptionsAnswer, tokenAnswer } from './responseSchemas';
 import { registerBeginSchema, registerCompleteSchema, registerTokenSchema } from '../services/ceremonies/registration';
 import type { Services } from '../services';
 import { clientContextOf } from '../http/requestContext';
 
-export const registerTokenRoute = defineRoute({
+const registerTokenRoute = defineRoute({
   method: 'post',
   path: '/register/token',
   operationId: 'registerToken',
@@ -20,7 +20,7 @@ export const registerTokenRoute = defineRoute({
   responses: { 200: { description: 'The register_ token for the browser client.', schema: tokenAnswer } },
 });
 
-export const registerBeginRoute = defineRoute({
+const registerBeginRoute = defineRoute({
   method: 'post',
   path: '/register/begin',
   operationId: 'registerBegin',
@@ -32,7 +32,7 @@ export const registerBeginRoute = defineRoute({
   responses: { 200: { description: 'Options for navigator.credentials.create and the session.', schema: ceremonyOptionsAnswer } },
 });
 
-export const registerCompleteRoute = defineRoute({
+const registerCompleteRoute = defineRoute({
   method: 'post',
   path: '/register/complete',
   operationId: 'registerComplete',
@@ -43,6 +43,8 @@ export const registerCompleteRoute = defineRoute({
   body: registerCompleteSchema,
   responses: { 200: { description: 'A verify_ token for your backend to verify.', schema: tokenAnswer } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const registerRouteSpecs: readonly RouteSpec[] = [registerTokenRoute, registerBeginRoute, registerCompleteRoute];
 
 export function registerRoutes(services: Services): Router {
   const router = Router();

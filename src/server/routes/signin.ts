@@ -2,14 +2,14 @@ import { Router } from 'express';
 import { authOf } from '../http/middleware/authenticate';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { ceremonyOptionsAnswer, tokenAnswer, verificationAnswer } from './responseSchemas';
 import { signinBeginSchema, signinCompleteSchema } from '../services/ceremonies/signin';
 import { generateTokenSchema, verifyTokenSchema } from '../services/ceremonies/verification';
 import type { Services } from '../services';
 import { clientContextOf } from '../http/requestContext';
 
-export const signinBeginRoute = defineRoute({
+const signinBeginRoute = defineRoute({
   method: 'post',
   path: '/signin/begin',
   operationId: 'signinBegin',
@@ -21,7 +21,7 @@ export const signinBeginRoute = defineRoute({
   responses: { 200: { description: 'Options for navigator.credentials.get and the session.', schema: ceremonyOptionsAnswer } },
 });
 
-export const signinCompleteRoute = defineRoute({
+const signinCompleteRoute = defineRoute({
   method: 'post',
   path: '/signin/complete',
   operationId: 'signinComplete',
@@ -33,7 +33,7 @@ export const signinCompleteRoute = defineRoute({
   responses: { 200: { description: 'A verify_ token for your backend to verify.', schema: tokenAnswer } },
 });
 
-export const signinVerifyRoute = defineRoute({
+const signinVerifyRoute = defineRoute({
   method: 'post',
   path: '/signin/verify',
   operationId: 'signinVerify',
@@ -45,7 +45,7 @@ export const signinVerifyRoute = defineRoute({
   responses: { 200: { description: 'Who signed in, where and how.', schema: verificationAnswer } },
 });
 
-export const signinGenerateTokenRoute = defineRoute({
+const signinGenerateTokenRoute = defineRoute({
   method: 'post',
   path: '/signin/generate-token',
   operationId: 'signinGenerateToken',
@@ -56,6 +56,8 @@ export const signinGenerateTokenRoute = defineRoute({
   body: generateTokenSchema,
   responses: { 200: { description: 'A verify_ token.', schema: tokenAnswer } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const signinRouteSpecs: readonly RouteSpec[] = [signinBeginRoute, signinCompleteRoute, signinVerifyRoute, signinGenerateTokenRoute];
 
 export function signinRoutes(services: Services): Router {
   const router = Router();

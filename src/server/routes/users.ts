@@ -4,12 +4,12 @@ import { authOf } from '../http/middleware/authenticate';
 import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { defineRoute } from '../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { listAnswer, userSummaryAnswer } from './responseSchemas';
 import { userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
 
-export const listUsersRoute = defineRoute({
+const listUsersRoute = defineRoute({
   method: 'get',
   path: '/users/list',
   operationId: 'listUsers',
@@ -19,7 +19,7 @@ export const listUsersRoute = defineRoute({
   responses: { 200: { description: 'The users.', schema: listAnswer(userSummaryAnswer) } },
 });
 
-export const countUsersRoute = defineRoute({
+const countUsersRoute = defineRoute({
   method: 'get',
   path: '/users/count',
   operationId: 'countUsers',
@@ -29,7 +29,7 @@ export const countUsersRoute = defineRoute({
   responses: { 200: { description: 'The count.', schema: z.looseObject({ count: z.number().int() }) } },
 });
 
-export const deleteUserRoute = defineRoute({
+const deleteUserRoute = defineRoute({
   method: 'post',
   path: '/users/delete',
   operationId: 'deleteUser',
@@ -39,6 +39,8 @@ export const deleteUserRoute = defineRoute({
   body: userIdSchema,
   responses: { 204: { description: 'Deleted.' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const usersRouteSpecs: readonly RouteSpec[] = [listUsersRoute, countUsersRoute, deleteUserRoute];
 
 export function userRoutes(services: Services): Router {
   const router = Router();

@@ -17,7 +17,7 @@ export interface ResolvedAuthConfig {
 }
 
 /** Built-in purposes, with the spec's values (sign-in 120 s preferred, step-up 180 s required). */
-export const PRESET_AUTH_CONFIGS: Record<string, ResolvedAuthConfig> = {
+const PRESET_AUTH_CONFIGS: Record<string, ResolvedAuthConfig> = {
   'sign-in': { purpose: 'sign-in', userVerification: 'preferred', timeToLiveSeconds: 120 },
   'step-up': { purpose: 'step-up', userVerification: 'required', timeToLiveSeconds: 180 },
 };

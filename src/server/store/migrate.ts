@@ -13,7 +13,7 @@ export interface Migration {
 }
 
 /** Where the committed migration SQL lives, for both `src/` (tests) and `dist/` (runtime). */
-export function migrationsDir(provider: Provider): string {
+function migrationsDir(provider: Provider): string {
   for (const candidate of [join(__dirname, '..', '..', '..', 'prisma', 'migrations', provider), join(process.cwd(), 'prisma', 'migrations', provider)]) {
     if (existsSync(candidate)) return candidate;
   }

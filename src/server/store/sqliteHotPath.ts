@@ -7,7 +7,7 @@ import { startSqliteWriter } from './sqliteWriter';
  * How Prisma's SQLite adapter writes a DateTime (its default `iso8601` format). Comparisons in
  * SQL are textual, so every time written or compared here must use exactly this form.
  */
-export const sqliteTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
+const sqliteTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
 
 const SQL = {
   insertChallenge: `INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt", "expectedUserId") VALUES (@id, @tenant, @ceremony, @expiresAt, @expectedUserId)`,

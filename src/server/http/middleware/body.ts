@@ -1,7 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { ApiError } from '../../core/apiError';
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
+const BODY_LIMIT_BYTES = 64 * 1024;
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: JSON_TYPES });

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { endpointSet } from '../routing/endpointSet';
 
 /** The endpoints the browser client calls with the public ApiKey. */
-export const PUBLIC_PATHS = ['/register/begin', '/register/complete', '/signin/begin', '/signin/complete'];
+const PUBLIC_PATHS = ['/register/begin', '/register/complete', '/signin/begin', '/signin/complete'];
 
 /** Whether a path is one of the public endpoints, in either generation, at `/` or under `/api`. */
 export const isPublicPath = endpointSet(PUBLIC_PATHS);

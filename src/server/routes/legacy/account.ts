@@ -2,11 +2,11 @@ import { Router } from 'express';
 import { authOf } from '../../http/middleware/authenticate';
 import { mountRoute } from '../../http/routing/mountRoute';
 import { routeAuthenticators } from '../routeAuthenticators';
-import { defineRoute } from '../../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../../http/routing/routeSpec';
 import { deletionScheduleAnswer } from '../responseSchemas';
 import type { Services } from '../../services';
 
-export const legacyAccountDeleteRoute = defineRoute({
+const legacyAccountDeleteRoute = defineRoute({
   method: 'post',
   path: '/account/delete',
   operationId: 'v3AccountDelete',
@@ -15,6 +15,8 @@ export const legacyAccountDeleteRoute = defineRoute({
   auth: 'ApiSecret',
   responses: { 200: { description: 'The schedule.', schema: deletionScheduleAnswer } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const legacyAccountRouteSpecs: readonly RouteSpec[] = [legacyAccountDeleteRoute];
 
 /**
  * `POST /v3/account/delete` (ApiSecret, no body): the app becomes pending deletion, its admin is

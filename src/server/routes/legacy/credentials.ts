@@ -3,12 +3,12 @@ import { authOf } from '../../http/middleware/authenticate';
 import { listBody } from '../listBody';
 import { mountRoute } from '../../http/routing/mountRoute';
 import { routeAuthenticators } from '../routeAuthenticators';
-import { defineRoute } from '../../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../../http/routing/routeSpec';
 import { legacyCredentialAnswer, listAnswer } from '../responseSchemas';
 import { deleteCredentialSchema, userIdSchema } from '../../services/users/credentials';
 import type { Services } from '../../services';
 
-export const legacyListCredentialsRoute = defineRoute({
+const legacyListCredentialsRoute = defineRoute({
   method: 'post',
   path: '/credentials/list',
   operationId: 'v3ListCredentials',
@@ -19,7 +19,7 @@ export const legacyListCredentialsRoute = defineRoute({
   responses: { 200: { description: "The user's passkeys.", schema: listAnswer(legacyCredentialAnswer) } },
 });
 
-export const legacyDeleteCredentialRoute = defineRoute({
+const legacyDeleteCredentialRoute = defineRoute({
   method: 'post',
   path: '/credentials/delete',
   operationId: 'v3DeleteCredential',
@@ -29,6 +29,8 @@ export const legacyDeleteCredentialRoute = defineRoute({
   body: deleteCredentialSchema,
   responses: { 200: { description: 'Deleted, or there was no such passkey.' } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const legacyCredentialsRouteSpecs: readonly RouteSpec[] = [legacyListCredentialsRoute, legacyDeleteCredentialRoute];
 
 /**
  * The older generation's credentials: the list is POST only (a GET is a 405, see ./index.ts) and

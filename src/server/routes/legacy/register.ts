@@ -4,7 +4,7 @@ import { authOf } from '../../http/middleware/authenticate';
 import { mountRoute } from '../../http/routing/mountRoute';
 import { routeAuthenticators } from '../routeAuthenticators';
 import { ciObject } from '../../core/validation';
-import { defineRoute } from '../../http/routing/routeSpec';
+import { defineRoute, type RouteSpec } from '../../http/routing/routeSpec';
 import { USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { emptyToUndefined, registerTokenFields, registerTokenSchema } from '../../services/ceremonies/registration';
 import type { Services } from '../../services';
@@ -26,7 +26,7 @@ const legacyEnum = <const T extends readonly [string, ...string[]]>(values: T, r
  * as default, `userVerification` with `discourage`), translated into the current request. It had
  * no `aliases`, `discoverable` or `aliasHashing`, so those are ignored (current defaults apply).
  */
-export const legacyRegisterTokenSchema = ciObject({
+const legacyRegisterTokenSchema = ciObject({
   userId: registerTokenFields.userId,
   username: registerTokenFields.username,
   displayName: registerTokenFields.displayName,
@@ -46,7 +46,7 @@ export const legacyRegisterTokenSchema = ciObject({
   }),
 );
 
-export const legacyRegisterTokenRoute = defineRoute({
+const legacyRegisterTokenRoute = defineRoute({
   method: 'post',
   path: '/register/token',
   operationId: 'v3RegisterToken',
@@ -58,6 +58,8 @@ export const legacyRegisterTokenRoute = defineRoute({
   // A bare JSON string, not {token}.
   responses: { 200: { description: 'The register_ token, as a bare JSON string.', schema: z.string() } },
 });
+/** The routes this file declares, in the order the OpenAPI document lists them. */
+export const legacyRegisterRouteSpecs: readonly RouteSpec[] = [legacyRegisterTokenRoute];
 
 export function legacyRegisterRoutes(services: Services): Router {
   const router = Router();

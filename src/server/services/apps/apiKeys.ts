@@ -20,7 +20,7 @@ export function generateKey(appId: string, kind: KeyKind): string {
   return `${appId}:${kind}:${randomBytes(16).toString('hex')}`;
 }
 
-export function constantTimeEqualHex(a: string, b: string): boolean {
+function constantTimeEqualHex(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);

@@ -14,8 +14,8 @@ import { tokenPayload, type TokenService } from '../tokens/tokenService';
 
 const HOUR_MS = 3_600_000;
 /** The spec's schedule: keys frozen after 24 hours, data deleted after 14 days. */
-export const KEYS_FREEZE_AFTER_MS = 24 * HOUR_MS;
-export const DATA_DELETED_AFTER_MS = 14 * 24 * HOUR_MS;
+const KEYS_FREEZE_AFTER_MS = 24 * HOUR_MS;
+const DATA_DELETED_AFTER_MS = 14 * 24 * HOUR_MS;
 
 /** The management API's `mark-delete` body (the reference's `{appId, deletedBy}`; the id comes from the path). */
 export const markDeleteSchema = ciObject({ deletedBy: boundedString(MAX_NAME_LENGTH).nullish() });

@@ -9,7 +9,7 @@ import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
 import type { AppEvent, EventLog } from '../events/eventLog';
 import { normaliseAllowedOrigin } from '../../webauthn/origins';
 
-export const PLANS = ['trial', 'pro', 'enterprise'] as const;
+const PLANS = ['trial', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
 /** The stores keep these counts in 32-bit integer columns. */

@@ -6,7 +6,7 @@ export type Ceremony = 'registration' | 'authentication';
 /** Browser-side ceremony timeout we advertise (WebAuthn `timeout`). */
 export const CEREMONY_TIMEOUT_MS = 60_000;
 /** The server keeps a challenge a little longer than the browser waits, for the round trip back. */
-export const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
+const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
 
 /**
  * Single-use challenges. Deleting the row is what consumes it, in one conditional statement,

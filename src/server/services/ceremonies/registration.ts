@@ -66,7 +66,7 @@ export const registerTokenSchema = ciObject({
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
-export const registerTokenPayloadSchema = tokenPayload({
+const registerTokenPayloadSchema = tokenPayload({
   // May be empty only in a token this service did not issue: `/register/begin` answers missing_userid.
   userId: payloadText(),
   username: z.string(),

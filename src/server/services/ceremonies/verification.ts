@@ -7,7 +7,7 @@ import type { EventLog } from '../events/eventLog';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
 
-export const MAX_GENERATED_TTL_SECONDS = 604_800;
+const MAX_GENERATED_TTL_SECONDS = 604_800;
 
 export const verifyTokenSchema = ciObject({ token: looseString().nullish() });
 

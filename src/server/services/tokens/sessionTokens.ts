@@ -16,7 +16,7 @@ const ceremonyFields = {
   userVerification: z.enum(USER_VERIFICATIONS),
 };
 
-export const registrationSessionSchema = tokenPayload({
+const registrationSessionSchema = tokenPayload({
   ...ceremonyFields,
   ceremony: z.literal('registration'),
   userId: payloadText().min(1),
@@ -26,7 +26,7 @@ export const registrationSessionSchema = tokenPayload({
 });
 export type RegistrationSession = z.output<typeof registrationSessionSchema>;
 
-export const signinSessionSchema = tokenPayload({
+const signinSessionSchema = tokenPayload({
   ...ceremonyFields,
   ceremony: z.literal('authentication'),
   purpose: z.string(),

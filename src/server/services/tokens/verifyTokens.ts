@@ -4,8 +4,6 @@ import { payloadTime, tokenPayload } from './tokenService';
 import { base64UrlToBase64 } from '../../webauthn/encoding';
 import { VERIFY_TOKEN_TYPES } from '../../../shared/tokens';
 
-export { VERIFY_TOKEN_TYPES };
-
 /** What a `verify_` token carries; `/signin/verify` turns it into the verification result. */
 export const verifyTokenPayloadSchema = tokenPayload({
   /** Recorded when a single-use token is redeemed. */

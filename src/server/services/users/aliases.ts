@@ -16,7 +16,7 @@ export const aliasListSchema = z
   .transform((aliases) => [...new Set(aliases)]);
 
 /** base64(SHA-256(UTF-8(app id + alias))): the stored form, case- and space-sensitive like the reference. */
-export function hashAlias(tenant: string, alias: string): string {
+function hashAlias(tenant: string, alias: string): string {
   return createHash('sha256').update(tenant + alias, 'utf8').digest('base64');
 }
 

@@ -16,7 +16,7 @@ export const deleteCredentialSchema = ciObject({ credentialId: looseString().pip
 type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
 
 /** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read. */
-export function credentialView(c: CredentialRow) {
+function credentialView(c: CredentialRow) {
   return {
     descriptor: descriptorOf(c.descriptorId, c.transports),
     publicKey: base64UrlToBase64(c.publicKey),
