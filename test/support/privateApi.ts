@@ -70,7 +70,7 @@ export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService
 
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
-  const { store, challenges, aliases, settings, events } = svc.services;
+  const { store, challenges, aliases, features: settings, events } = svc.services;
   const then = () => Date.now() - agoMs;
   return new RegistrationService(store.db, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then).createToken(app.appId, input);
 }

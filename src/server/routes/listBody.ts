@@ -5,5 +5,5 @@ import type { Services } from '../services';
  * `sdkCompatibleLists` feature (default: SDK_COMPATIBLE_LISTS) picks the shape for every list.
  */
 export async function listBody<T>(services: Services, appId: string, values: T[]): Promise<T[] | { values: T[] }> {
-  return (await services.settings.get(appId)).sdkCompatibleLists ? { values } : values;
+  return (await services.features.get(appId)).sdkCompatibleLists ? { values } : values;
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../core/apiError';
 import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../core/validation';
 import type { Db } from '../store';
 import { isUniqueViolation } from '../core/storeErrors';
+import { TtlCache } from '../core/ttlCache';
 import { SYSTEM } from './events/eventTypes';
 import type { EventLog } from './events/eventLog';
 import { MAX_TOKEN_LIFETIME_MS } from './tokens/tokenService';
@@ -104,15 +105,17 @@ const notFound = (purpose: string) => new ApiError('auth_config_not_found', { ti
  * last use is written in batches by `flushUsage`, so neither adds a round trip to a sign-in.
  */
 export class AuthConfigService {
-  private readonly cache = new Map<string, { configs: Map<string, ResolvedAuthConfig>; expires: number }>();
+  private readonly cache: TtlCache<string, Map<string, ResolvedAuthConfig>>;
   private readonly used = new Map<string, { tenant: string; purpose: string; at: Date }>();
 
   constructor(
     private readonly db: Db,
     private readonly events: EventLog,
-    private readonly ttlMs = 5000,
+    ttlMs = 5000,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.cache = new TtlCache({ ttlMs, maxEntries: 10_000, now });
+  }
 
   /** The configuration a sign-in uses; no purpose means `sign-in`, an unknown one is a 400. */
   async resolve(tenant: string, purpose: string | null | undefined): Promise<ResolvedAuthConfig> {
@@ -125,15 +128,13 @@ export class AuthConfigService {
   }
 
   private async configsOf(tenant: string): Promise<Map<string, ResolvedAuthConfig>> {
-    const now = this.now();
     const hit = this.cache.get(tenant);
-    if (hit && hit.expires > now) return hit.configs;
+    if (hit) return hit;
     const rows = await this.db.authConfig.findMany({ where: { tenant }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
     const configs = new Map(
       rows.map((r) => [r.purpose, { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds }]),
     );
-    if (this.cache.size >= 10_000) this.cache.clear();
-    this.cache.set(tenant, { configs, expires: now + this.ttlMs });
+    this.cache.set(tenant, configs);
     return configs;
   }
 

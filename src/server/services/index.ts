@@ -6,14 +6,15 @@ import type { Store } from '../store';
 import { AliasService } from './users/aliases';
 import { ApiKeyAuthenticator } from './apps/apiKeys';
 import { AppDeletionService } from './apps/appDeletion';
-import { AppSettingsCache } from './apps/appFeaturesCache';
-import { AppsService } from './apps/apps';
+import { appCaches } from './apps/appCaches';
+import { AppFeaturesCache } from './apps/appFeaturesCache';
+import { startBackgroundJobs } from './backgroundJobs';
+import { AppsService, type AppFeatures } from './apps/apps';
 import { AuthConfigService } from './authConfigs';
 import { ChallengeStore } from './ceremonies/challenges';
 import { CredentialService } from './users/credentials';
 import { EventLog } from './events/eventLog';
 import { AppIncarnations } from './apps/incarnations';
-import { listenForAppChanges } from '../store/appChangeFeed';
 import { MagicLinkService } from './magicLinks/magicLinks';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { RegistrationService } from './ceremonies/registration';
@@ -22,10 +23,6 @@ import { StorageHealth } from '../store/storageHealth';
 import { TokenService } from './tokens/tokenService';
 import { UserService } from './users/users';
 import { VerificationService } from './ceremonies/verification';
-
-const SWEEP_INTERVAL_MS = 60_000;
-const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
-const DELETION_SWEEP_INTERVAL_MS = 60_000;
 
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
@@ -52,7 +49,7 @@ export interface Services {
   store: Store;
   keys: ApiKeyAuthenticator;
   apps: AppsService;
-  settings: AppSettingsCache;
+  features: AppFeaturesCache;
   tokens: TokenService;
   challenges: ChallengeStore;
   aliases: AliasService;
@@ -78,42 +75,24 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const logger = options.logger ?? createLogger(config.logLevel);
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
   const now = options.now ?? Date.now;
-  let settings: AppSettingsCache | undefined;
-  // Whether an app logs is read when a batch is written, from the cached settings; an app the
+  // Read at request time only, after every service below exists.
+  const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
+  // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
-  const events = new EventLog(db, async (appId) => (await settings!.get(appId)).eventLoggingIsEnabled, logger, {
+  const events = new EventLog(db, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
     flushIntervalMs,
     now,
-    knownLogging: (appId) => settings?.peek(appId)?.eventLoggingIsEnabled,
+    knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
   });
   const incarnations = new AppIncarnations();
   const keys = new ApiKeyAuthenticator(db, events, incarnations);
   const tokens = new TokenService(db, now, incarnations);
-  const forgetApp = (appId: string) => {
-    keys.forgetApp(appId);
-    settings?.invalidate();
-    tokens.forget(appId);
-    incarnations.forget(appId);
-  };
-  // Replicas on one PostgreSQL tell each other; a single SQLite process has no one to tell.
-  const feed =
-    store.provider === 'postgresql' && options.appChangeNotifications !== false
-      ? listenForAppChanges(config.databaseUrl, {
-          changed: forgetApp,
-          missed: () => {
-            keys.invalidate();
-            settings?.invalidate();
-            tokens.forgetAll();
-            incarnations.clear();
-          },
-        }, logger)
-      : undefined;
-  const appChanged = (appId: string) => {
-    forgetApp(appId);
-    feed?.publish(appId);
-  };
-  const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, appChanged);
-  settings = new AppSettingsCache(apps);
+  const caches = appCaches(
+    { keys, features, tokens, incarnations },
+    store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
+    logger,
+  );
+  const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
   const challenges = new ChallengeStore(db, store.hot, now);
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
@@ -121,41 +100,25 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
-  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, appChanged, now);
-
-  // Expired rows are dropped in the background, never on a request.
-  const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
-  const sweeper = setInterval(() => {
-    challenges.sweep().catch(warn('challenge sweep'));
-  }, SWEEP_INTERVAL_MS);
-  const retentionSweeper = setInterval(() => {
-    events.sweep().catch(warn('event retention sweep'));
-    magicLinks.sweep().catch(warn('magic-link quota sweep'));
-  }, RETENTION_SWEEP_INTERVAL_MS);
-  const usageWriter = flushIntervalMs > 0 ? setInterval(() => authConfigs.flushUsage().catch(warn('auth-config usage write')), flushIntervalMs) : undefined;
-  // Deletion dates are due whether or not this process was running when they passed: sweep now, then every minute.
-  const deletionSweepIntervalMs = options.deletionSweepIntervalMs ?? DELETION_SWEEP_INTERVAL_MS;
-  let deletionSweep: Promise<unknown> = Promise.resolve();
-  const sweepDeletions = () => {
-    deletionSweep = deletionSweep.then(() => deletions.sweep()).catch(warn('deletion sweep'));
-  };
-  const deletionSweeper = deletionSweepIntervalMs > 0 ? setInterval(sweepDeletions, deletionSweepIntervalMs) : undefined;
-  if (deletionSweeper) sweepDeletions();
-  const timers = [sweeper, retentionSweeper, usageWriter, deletionSweeper];
-  for (const timer of timers) timer?.unref();
+  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now);
+  const background = startBackgroundJobs(
+    { challenges, events, magicLinks, authConfigs, deletions },
+    { flushIntervalMs, deletionSweepIntervalMs: options.deletionSweepIntervalMs },
+    logger,
+  );
 
   return {
     config,
     store,
     keys,
     apps,
-    settings,
+    features,
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(db, tokens, challenges, aliases, settings, events, now),
-    signin: new SigninService(store.hot, tokens, challenges, aliases, settings, authConfigs, events, now),
-    verification: new VerificationService(store.hot, tokens, settings, events, now),
+    registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now),
+    signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
+    verification: new VerificationService(store.hot, tokens, features, events, now),
     credentials: new CredentialService(db, events),
     users: new UserService(db, events),
     authConfigs,
@@ -166,13 +129,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,
     async close() {
-      for (const timer of timers) clearInterval(timer);
-      await deletionSweep;
-      await authConfigs.flushUsage().catch(warn('auth-config usage write'));
+      await background.stop();
       await events.close();
       mailer.close();
       await redis?.close();
-      await feed?.close();
+      await caches.close();
       await store.close();
     },
   };

@@ -4,6 +4,7 @@ import type { Db } from '../../store';
 import { UNKNOWN_USER } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { AppIncarnations } from './incarnations';
+import { TtlCache } from '../../core/ttlCache';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
 export const PUBLIC_SCOPES = ['register', 'login'] as const;
@@ -44,7 +45,6 @@ export type KeyCheck = { ok: true; key: AuthenticatedKey } | { ok: false; reason
 interface CacheEntry {
   appId: string;
   check: KeyCheck;
-  expires: number;
 }
 
 /**
@@ -55,29 +55,29 @@ interface CacheEntry {
  * app leaves an event in that app's log.
  */
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: TtlCache<string, CacheEntry>;
 
   constructor(
     private readonly db: Db,
     /** Where failed uses are logged; none for an offline check. */
     private readonly events?: EventLog,
     private readonly incarnations = new AppIncarnations(),
-    private readonly ttlMs = 5000,
-    private readonly maxEntries = 10_000,
-  ) {}
+    ttlMs = 5000,
+    maxEntries = 10_000,
+  ) {
+    this.cache = new TtlCache({ ttlMs, maxEntries });
+  }
 
   async check(value: string): Promise<KeyCheck> {
     const parsed = parseKey(value);
     if (!parsed) return { ok: false, reason: 'unknown' };
     const digest = digestKey(value);
-    const now = Date.now();
     const cached = this.cache.get(digest);
     let check: KeyCheck;
-    if (cached && cached.expires > now && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
+    if (cached && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
     else {
       check = await this.lookup(parsed, digest);
-      if (this.cache.size >= this.maxEntries) this.cache.clear();
-      this.cache.set(digest, { appId: parsed.appId, check, expires: now + this.ttlMs });
+      this.cache.set(digest, { appId: parsed.appId, check });
     }
     if (!check.ok && check.reason !== 'unknown') this.recordFailure(parsed, check.reason);
     return check;
@@ -100,9 +100,7 @@ export class ApiKeyAuthenticator {
 
   /** Drops the cached checks of one app's keys. */
   forgetApp(appId: string): void {
-    for (const [digest, entry] of this.cache) {
-      if (entry.appId === appId) this.cache.delete(digest);
-    }
+    this.cache.deleteWhere((entry) => entry.appId === appId);
   }
 
   private async lookup(parsed: ParsedKey, digest: string): Promise<KeyCheck> {

@@ -1,32 +1,33 @@
-import type { AppFeatures, AppsService } from './apps';
+import { TtlCache } from '../../core/ttlCache';
+import type { AppFeatures } from './apps';
 
 /**
  * The features of an app, cached briefly because the ceremony hot path reads them on every
  * request (allowed origins, plan). Changes made in this process clear the cache at once; other
  * replicas see them within `ttlMs`.
  */
-export class AppSettingsCache {
-  private readonly cache = new Map<string, { features: AppFeatures; expires: number }>();
+export class AppFeaturesCache {
+  private readonly cache: TtlCache<string, AppFeatures>;
 
   constructor(
-    private readonly apps: AppsService,
-    private readonly ttlMs = 5000,
-  ) {}
+    /** Reads an app's features from the database. */
+    private readonly load: (appId: string) => Promise<AppFeatures>,
+    ttlMs = 5000,
+  ) {
+    this.cache = new TtlCache({ ttlMs, maxEntries: 10_000 });
+  }
 
   async get(appId: string): Promise<AppFeatures> {
-    const now = Date.now();
     const hit = this.cache.get(appId);
-    if (hit && hit.expires > now) return hit.features;
-    const features = await this.apps.getFeatures(appId);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(appId, { features, expires: now + this.ttlMs });
+    if (hit) return hit;
+    const features = await this.load(appId);
+    this.cache.set(appId, features);
     return features;
   }
 
   /** The cached features if they are fresh, without reading anything. */
   peek(appId: string): AppFeatures | undefined {
-    const hit = this.cache.get(appId);
-    return hit && hit.expires > Date.now() ? hit.features : undefined;
+    return this.cache.get(appId);
   }
 
   invalidate(): void {

@@ -1,3 +1,5 @@
+import { TtlCache } from '../../core/ttlCache';
+
 /**
  * What this process last read from the database about each app's incarnation. Every read of an
  * app's keys or token keys records it; a cached key check or token key set of another incarnation
@@ -5,10 +7,10 @@
  * old app's cached keys and tokens fail there at once, without a round trip per request.
  */
 export class AppIncarnations {
-  private readonly latest = new Map<string, string>();
+  // No lifetime: an incarnation read stays true until the app changes (forget) or is evicted.
+  private readonly latest = new TtlCache<string, string>({ ttlMs: Infinity, maxEntries: 100_000 });
 
   note(appId: string, incarnation: string): void {
-    if (this.latest.size >= 100_000) this.latest.clear();
     this.latest.set(appId, incarnation);
   }
 

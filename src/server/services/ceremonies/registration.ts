@@ -15,7 +15,7 @@ import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
 import { expectationsOf } from '../../webauthn/expectations';
 import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
-import { attestationAllowed, type AppSettingsCache } from '../apps/appFeaturesCache';
+import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
@@ -110,20 +110,20 @@ export class RegistrationService {
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
-    private readonly settings: AppSettingsCache,
+    private readonly features: AppFeaturesCache,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
   ) {}
 
   private async assertAttestationAllowed(tenant: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
     if (attestation === 'none') return;
-    if (!attestationAllowed(await this.settings.get(tenant))) {
+    if (!attestationAllowed(await this.features.get(tenant))) {
       throw new ApiError('attestation_not_supported_on_plan', { detail: "Direct and indirect attestation need the enterprise plan; use 'none'." });
     }
   }
 
   private async assertUserCapacity(tenant: string, userId: string): Promise<void> {
-    const { maxUsers } = await this.settings.get(tenant);
+    const { maxUsers } = await this.features.get(tenant);
     if (maxUsers === null) return;
     const existing = await this.db.credential.findFirst({ where: { tenant, userId }, select: { userId: true } });
     if (existing) return;
@@ -163,7 +163,7 @@ export class RegistrationService {
 
   async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
     const registration = await this.tokens.open('register', input.token, tenant, registerTokenPayloadSchema);
-    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(tenant)).allowedOrigins);
     await this.assertAttestationAllowed(tenant, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
 

@@ -11,7 +11,7 @@ import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
 import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';
-import type { AppSettingsCache } from '../apps/appFeaturesCache';
+import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { AuthConfigService } from '../authConfigs';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
@@ -45,7 +45,7 @@ export class SigninService {
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
-    private readonly settings: AppSettingsCache,
+    private readonly features: AppFeaturesCache,
     private readonly authConfigs: AuthConfigService,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
@@ -56,7 +56,7 @@ export class SigninService {
    * exactly like a discoverable sign-in, so the answer never reveals whether a user exists.
    */
   async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
-    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.settings.get(tenant)).allowedOrigins);
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(tenant)).allowedOrigins);
     const config = await this.authConfigs.resolve(tenant, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString, optionalSeconds } from '../../core/validation';
 import type { HotPath } from '../../store';
-import type { AppSettingsCache } from '../apps/appFeaturesCache';
+import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { EventLog } from '../events/eventLog';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
@@ -28,7 +28,7 @@ export class VerificationService {
   constructor(
     private readonly hot: HotPath,
     private readonly tokens: TokenService,
-    private readonly settings: AppSettingsCache,
+    private readonly features: AppFeaturesCache,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
   ) {}
@@ -43,7 +43,7 @@ export class VerificationService {
   }
 
   async generate(tenant: string, input: z.output<typeof generateTokenSchema>): Promise<string> {
-    if (!(await this.settings.get(tenant)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
+    if (!(await this.features.get(tenant)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
     const payload = newVerifyPayload(
       {
         app: tenant,

@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import type { AppDeletionService } from './apps/appDeletion';
+import type { AuthConfigService } from './authConfigs';
+import type { ChallengeStore } from './ceremonies/challenges';
+import type { EventLog } from './events/eventLog';
+import type { MagicLinkService } from './magicLinks/magicLinks';
+
+const CHALLENGE_SWEEP_INTERVAL_MS = 60_000;
+const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
+const DELETION_SWEEP_INTERVAL_MS = 60_000;
+
+export interface BackgroundWork {
+  challenges: ChallengeStore;
+  events: EventLog;
+  magicLinks: MagicLinkService;
+  authConfigs: AuthConfigService;
+  deletions: AppDeletionService;
+}
+
+export interface BackgroundSchedule {
+  /** How often the authentication configurations' last use is written; 0 = only when stopping. */
+  flushIntervalMs: number;
+  /** How often pending app deletions are swept (and once at start); 0 = never on their own. */
+  deletionSweepIntervalMs?: number;
+}
+
+export interface BackgroundJobs {
+  /** Stops every timer, waits for a deletion sweep under way, and writes the last usage. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The work no request waits for: expired challenges, event retention and the magic-link quota
+ * window are swept, authentication-configuration usage is written in batches, and app deletions
+ * fall due. Timers are unreferenced: they never keep the process alive on their own.
+ */
+export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
+  const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
+  const challengeSweeper = setInterval(() => {
+    work.challenges.sweep().catch(warn('challenge sweep'));
+  }, CHALLENGE_SWEEP_INTERVAL_MS);
+  const retentionSweeper = setInterval(() => {
+    work.events.sweep().catch(warn('event retention sweep'));
+    work.magicLinks.sweep().catch(warn('magic-link quota sweep'));
+  }, RETENTION_SWEEP_INTERVAL_MS);
+  const usageWriter =
+    schedule.flushIntervalMs > 0 ? setInterval(() => work.authConfigs.flushUsage().catch(warn('auth-config usage write')), schedule.flushIntervalMs) : undefined;
+  // Deletion dates are due whether or not this process was running when they passed: sweep now, then every interval.
+  const deletionSweepIntervalMs = schedule.deletionSweepIntervalMs ?? DELETION_SWEEP_INTERVAL_MS;
+  let deletionSweep: Promise<unknown> = Promise.resolve();
+  const sweepDeletions = () => {
+    deletionSweep = deletionSweep.then(() => work.deletions.sweep()).catch(warn('deletion sweep'));
+  };
+  const deletionSweeper = deletionSweepIntervalMs > 0 ? setInterval(sweepDeletions, deletionSweepIntervalMs) : undefined;
+  if (deletionSweeper) sweepDeletions();
+  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper];
+  for (const timer of timers) timer?.unref();
+
+  return {
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await deletionSweep;
+      await work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
+    },
+  };
+}
