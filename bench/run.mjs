@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: the service against the bare stack it is built on, in the same run.
-// Method: security-and-style.md section 1; targets: issue 6. See README "Performance".
+// Method and targets: docs/performance.md.
 //
 //   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build]
 import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
@@ -314,7 +314,7 @@ async function main() {
   report({ baselines, results, memory });
 }
 
-/** The table, ratios and PASS/FAIL against issue 6's targets; the JSON beside it. */
+/** The table, ratios and PASS/FAIL against the targets (docs/performance.md); the JSON beside it. */
 function report({ baselines, results, memory }) {
   const rows = [];
   const checks = [];
@@ -362,7 +362,7 @@ function report({ baselines, results, memory }) {
     `RSS: ${memory.startMb?.toFixed(0)} MB at start, ${memory.afterMb?.toFixed(0)} MB after the scenarios${memory.afterSoakMb ? `, ${memory.afterSoakMb.toFixed(0)} MB after a ${SOAK_SECONDS} s soak` : ''}` +
       (memory.soakMedianMb ? ` (soak medians: ${memory.soakMedianMb.first.toFixed(0)} MB first ${memory.soakMedianMb.seconds} s, ${memory.soakMedianMb.last.toFixed(0)} MB last)` : '') +
       (memory.credentialsAtLarge ? `; ${memory.credentialsAtLarge} credentials in the large sign-in` : ''),
-    ...(args.postgres ? ['PostgreSQL has no targets yet (issue 6): the lines below hold it to SQLite\'s, for reference.'] : []),
+    ...(args.postgres ? ['PostgreSQL is held to the same targets as SQLite.'] : []),
     ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.what} (${c.detail})`),
   ];
   process.stdout.write(`\n${lines.join('\n')}\n`);

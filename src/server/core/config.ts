@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
 
-/** The service's settings, read once from the environment (DESIGN.md, "Configuration"). */
+/** The service's settings, read once from the environment (README, "Configuration"). */
 export interface Config {
   port: number;
   host: string;

@@ -1,6 +1,6 @@
 /**
  * The one error-code dictionary. Every problem body the service writes takes its status and
- * title from here. Codes shared with the reference service keep its names (server-behaviour.md 4.2).
+ * title from here. Codes shared with the reference service keep its names (docs/api.md lists them).
  */
 export const ERROR_CODES = {
   // request shape

@@ -118,31 +118,31 @@ export class AuthConfigService {
   }
 
   /** The configuration a sign-in uses; no purpose means `sign-in`, an unknown one is a 400. */
-  async resolve(tenant: string, purpose: string | null | undefined): Promise<ResolvedAuthConfig> {
+  async resolve(appId: string, purpose: string | null | undefined): Promise<ResolvedAuthConfig> {
     const wanted = purpose && purpose.trim() ? purpose.trim() : 'sign-in';
-    const config = (await this.configsOf(tenant)).get(wanted) ?? (isPreset(wanted) ? PRESET_AUTH_CONFIGS[wanted] : undefined);
+    const config = (await this.configsOf(appId)).get(wanted) ?? (isPreset(wanted) ? PRESET_AUTH_CONFIGS[wanted] : undefined);
     if (!config) {
       throw new ApiError('unknown_purpose', { detail: `There is no authentication configuration '${wanted.slice(0, MAX_PURPOSE_LENGTH)}'; add it with POST /auth-configs/add.` });
     }
     return config;
   }
 
-  private async configsOf(tenant: string): Promise<Map<string, ResolvedAuthConfig>> {
-    const hit = this.cache.get(tenant);
+  private async configsOf(appId: string): Promise<Map<string, ResolvedAuthConfig>> {
+    const hit = this.cache.get(appId);
     if (hit) return hit;
-    const rows = await this.db.authConfig.findMany({ where: { tenant }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
+    const rows = await this.db.authConfig.findMany({ where: { tenant: appId }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
     const configs = new Map(
       rows.map((r) => [r.purpose, { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds }]),
     );
-    this.cache.set(tenant, configs);
+    this.cache.set(appId, configs);
     return configs;
   }
 
   /** Notes a successful sign-in under `purpose`; written by the next `flushUsage`. Synchronous, no I/O. */
-  markUsed(tenant: string, purpose: string): void {
-    const key = `${tenant}\u0000${purpose}`;
+  markUsed(appId: string, purpose: string): void {
+    const key = `${appId}\u0000${purpose}`;
     if (this.used.size >= 10_000 && !this.used.has(key)) return;
-    this.used.set(key, { tenant, purpose, at: new Date(this.now()) });
+    this.used.set(key, { tenant: appId, purpose, at: new Date(this.now()) });
   }
 
   /** Writes the last-use times noted since the previous flush; a built-in used for the first time is saved. */
@@ -165,9 +165,9 @@ export class AuthConfigService {
   }
 
   /** Stored configurations and the built-ins, built-ins first; with `purpose`, that one or none. */
-  async list(tenant: string, purpose?: string) {
+  async list(appId: string, purpose?: string) {
     await this.flushUsage();
-    const rows = await this.db.authConfig.findMany({ where: { tenant, ...(purpose ? { purpose } : {}) }, orderBy: { purpose: 'asc' } });
+    const rows = await this.db.authConfig.findMany({ where: { tenant: appId, ...(purpose ? { purpose } : {}) }, orderBy: { purpose: 'asc' } });
     const stored = new Map(rows.map((r) => [r.purpose, r]));
     const builtIns = Object.keys(PRESET_AUTH_CONFIGS).filter((p) => !purpose || p === purpose);
     return [
@@ -176,13 +176,13 @@ export class AuthConfigService {
     ];
   }
 
-  async add(tenant: string, input: z.output<typeof addAuthConfigSchema>): Promise<void> {
+  async add(appId: string, input: z.output<typeof addAuthConfigSchema>): Promise<void> {
     const exists = () => new ApiError('auth_config_already_exists', { title: `The configuration ${input.purpose} already exists.` });
     if (isPreset(input.purpose)) throw exists();
     try {
       await this.db.authConfig.create({
         data: {
-          tenant,
+          tenant: appId,
           purpose: input.purpose,
           timeToLiveSeconds: input.timeToLive,
           userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
@@ -194,10 +194,10 @@ export class AuthConfigService {
       if (isUniqueViolation(error)) throw exists();
       throw error;
     }
-    this.changed(tenant, 'ApiAuthenticationConfigurationCreated', input.purpose, input.performedBy, 'created');
+    this.changed(appId, 'ApiAuthenticationConfigurationCreated', input.purpose, input.performedBy, 'created');
   }
 
-  async edit(tenant: string, input: z.output<typeof editAuthConfigSchema>): Promise<void> {
+  async edit(appId: string, input: z.output<typeof editAuthConfigSchema>): Promise<void> {
     const now = new Date(this.now());
     const changes = {
       ...(input.timeToLive !== undefined ? { timeToLiveSeconds: input.timeToLive } : {}),
@@ -205,32 +205,32 @@ export class AuthConfigService {
       editedBy: input.performedBy,
       editedOn: now,
     };
-    const { count } = await this.db.authConfig.updateMany({ where: { tenant, purpose: input.purpose }, data: changes });
+    const { count } = await this.db.authConfig.updateMany({ where: { tenant: appId, purpose: input.purpose }, data: changes });
     if (count === 0) {
       if (!isPreset(input.purpose)) throw notFound(input.purpose);
       const preset = PRESET_AUTH_CONFIGS[input.purpose];
-      const data = { tenant, purpose: input.purpose, timeToLiveSeconds: preset.timeToLiveSeconds, userVerificationRequirement: preset.userVerification, createdBy: SYSTEM, createdOn: now, ...changes };
+      const data = { tenant: appId, purpose: input.purpose, timeToLiveSeconds: preset.timeToLiveSeconds, userVerificationRequirement: preset.userVerification, createdBy: SYSTEM, createdOn: now, ...changes };
       // A built-in is saved on its first edit; a concurrent first edit or first use may have saved it already.
-      await this.db.authConfig.upsert({ where: { tenant_purpose: { tenant, purpose: input.purpose } }, create: data, update: changes });
+      await this.db.authConfig.upsert({ where: { tenant_purpose: { tenant: appId, purpose: input.purpose } }, create: data, update: changes });
     }
-    this.changed(tenant, 'ApiAuthenticationConfigurationUpdated', input.purpose, input.performedBy, 'edited');
+    this.changed(appId, 'ApiAuthenticationConfigurationUpdated', input.purpose, input.performedBy, 'edited');
   }
 
-  async remove(tenant: string, input: z.output<typeof deleteAuthConfigSchema>): Promise<void> {
+  async remove(appId: string, input: z.output<typeof deleteAuthConfigSchema>): Promise<void> {
     if (isPreset(input.purpose)) throw new ApiError('auth_config_not_deletable', { title: `The ${input.purpose} configuration cannot be deleted.` });
-    const { count } = await this.db.authConfig.deleteMany({ where: { tenant, purpose: input.purpose } });
+    const { count } = await this.db.authConfig.deleteMany({ where: { tenant: appId, purpose: input.purpose } });
     if (count === 0) throw notFound(input.purpose);
-    this.changed(tenant, 'ApiAuthenticationConfigurationDeleted', input.purpose, input.performedBy, 'deleted');
+    this.changed(appId, 'ApiAuthenticationConfigurationDeleted', input.purpose, input.performedBy, 'deleted');
   }
 
   private changed(
-    tenant: string,
+    appId: string,
     type: 'ApiAuthenticationConfigurationCreated' | 'ApiAuthenticationConfigurationUpdated' | 'ApiAuthenticationConfigurationDeleted',
     purpose: string,
     performedBy: string,
     verb: string,
   ): void {
-    this.cache.delete(tenant);
-    this.events.record(tenant, { type, message: `The authentication configuration '${purpose}' was ${verb}.`, subject: purpose, performedBy });
+    this.cache.delete(appId);
+    this.events.record(appId, { type, message: `The authentication configuration '${purpose}' was ${verb}.`, subject: purpose, performedBy });
   }
 }

@@ -5,21 +5,21 @@
  * every other query; these read and write the same rows in the same encodings as Prisma does,
  * so either side reads what the other wrote.
  *
- * Every statement is scoped by the tenant. Times are epoch milliseconds. A write for an app that
+ * Every statement is scoped by the app (its `tenant` column). Times are epoch milliseconds. A write for an app that
  * is gone fails with the driver's foreign-key error (see `isForeignKeyViolation`).
  */
 export interface HotPath {
   /** Stores a freshly issued challenge. */
   insertChallenge(challenge: ChallengeRow): Promise<void>;
   /**
-   * Deletes the challenge if it is unexpired and was issued to this tenant for this ceremony, in
+   * Deletes the challenge if it is unexpired and was issued to this app for this ceremony, in
    * one `DELETE … RETURNING`; undefined when there was nothing to delete.
    */
-  deleteChallenge(tenant: string, ceremony: string, id: string, now: number): Promise<{ expectedUserId: string | null } | undefined>;
+  deleteChallenge(appId: string, ceremony: string, id: string, now: number): Promise<{ expectedUserId: string | null } | undefined>;
   /** A user's credentials for an allow list, most recently used first. */
-  findUserCredentials(tenant: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
+  findUserCredentials(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
   /** The columns a sign-in needs of one credential. */
-  findCredential(tenant: string, descriptorId: string): Promise<HotCredential | undefined>;
+  findCredential(appId: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**
    * Records a verified assertion, conditional on the counter read before verifying: with a new
    * counter above zero the stored one must be lower, with zero it must still be the one read. False when
@@ -27,7 +27,7 @@ export interface HotPath {
    */
   recordCredentialUse(use: CredentialUse): Promise<boolean>;
   /** Records a single-use token id; false when it was already recorded. */
-  redeemToken(tenant: string, tokenId: string, expiresAt: number): Promise<boolean>;
+  redeemToken(appId: string, tokenId: string, expiresAt: number): Promise<boolean>;
   close(): Promise<void>;
 }
 

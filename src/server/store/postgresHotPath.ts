@@ -55,15 +55,15 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
     async insertChallenge(c: ChallengeRow) {
       await run(STATEMENTS.insertChallenge, [c.id, c.tenant, c.ceremony, pgTime(c.expiresAt), c.expectedUserId]);
     },
-    async deleteChallenge(tenant, ceremony, id, now) {
-      const { rows } = await run<{ expectedUserId: string | null }>(STATEMENTS.deleteChallenge, [id, tenant, ceremony, pgTime(now)]);
+    async deleteChallenge(appId, ceremony, id, now) {
+      const { rows } = await run<{ expectedUserId: string | null }>(STATEMENTS.deleteChallenge, [id, appId, ceremony, pgTime(now)]);
       return rows[0] && { expectedUserId: rows[0].expectedUserId };
     },
-    async findUserCredentials(tenant, userId, limit) {
-      return (await run<{ descriptorId: string; transports: string }>(STATEMENTS.findUserCredentials, [tenant, userId, limit])).rows;
+    async findUserCredentials(appId, userId, limit) {
+      return (await run<{ descriptorId: string; transports: string }>(STATEMENTS.findUserCredentials, [appId, userId, limit])).rows;
     },
-    async findCredential(tenant, descriptorId) {
-      const { rows } = await run<CredentialRow>(STATEMENTS.findCredential, [tenant, descriptorId]);
+    async findCredential(appId, descriptorId) {
+      const { rows } = await run<CredentialRow>(STATEMENTS.findCredential, [appId, descriptorId]);
       return rows[0] && { ...rows[0], signatureCounter: Number(rows[0].signatureCounter) };
     },
     async recordCredentialUse(u: CredentialUse) {
@@ -80,8 +80,8 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
       ]);
       return rowCount === 1;
     },
-    async redeemToken(tenant, tokenId, expiresAt) {
-      const { rowCount } = await run(STATEMENTS.redeemToken, [tenant, tokenId, pgTime(expiresAt)]);
+    async redeemToken(appId, tokenId, expiresAt) {
+      const { rowCount } = await run(STATEMENTS.redeemToken, [appId, tokenId, pgTime(expiresAt)]);
       return rowCount === 1;
     },
     async close() {

@@ -70,15 +70,15 @@ export function openSqliteHotPath(filename: string): HotPath {
     async insertChallenge(c: ChallengeRow) {
       await write('insertChallenge', { ...c, expiresAt: sqliteTime(c.expiresAt) });
     },
-    async deleteChallenge(tenant, ceremony, id, now) {
-      const row = (await write('deleteChallenge', { id, tenant, ceremony, now: sqliteTime(now) })) as { expectedUserId: string | null } | undefined;
+    async deleteChallenge(appId, ceremony, id, now) {
+      const row = (await write('deleteChallenge', { id, tenant: appId, ceremony, now: sqliteTime(now) })) as { expectedUserId: string | null } | undefined;
       return row && { expectedUserId: row.expectedUserId };
     },
-    findUserCredentials(tenant, userId, limit) {
-      return read((s) => s.findUserCredentials.all({ tenant, userId, limit }) as { descriptorId: string; transports: string }[]);
+    findUserCredentials(appId, userId, limit) {
+      return read((s) => s.findUserCredentials.all({ tenant: appId, userId, limit }) as { descriptorId: string; transports: string }[]);
     },
-    async findCredential(tenant, descriptorId) {
-      const row = await read((s) => s.findCredential.get({ tenant, descriptorId }) as CredentialRow | undefined);
+    async findCredential(appId, descriptorId) {
+      const row = await read((s) => s.findCredential.get({ tenant: appId, descriptorId }) as CredentialRow | undefined);
       if (!row) return undefined;
       return { ...row, signatureCounter: Number(row.signatureCounter), backupEligible: row.backupEligible === 1, uvInitialized: row.uvInitialized === 1 };
     },
@@ -86,8 +86,8 @@ export function openSqliteHotPath(filename: string): HotPath {
       const { changes } = (await write('recordCredentialUse', { ...use, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) })) as { changes: number };
       return changes === 1;
     },
-    async redeemToken(tenant, tokenId, expiresAt) {
-      return ((await write('redeemToken', { tenant, tokenId, expiresAt: sqliteTime(expiresAt) })) as { changes: number }).changes === 1;
+    async redeemToken(appId, tokenId, expiresAt) {
+      return ((await write('redeemToken', { tenant: appId, tokenId, expiresAt: sqliteTime(expiresAt) })) as { changes: number }).changes === 1;
     },
     async close() {
       if (!connection) return;

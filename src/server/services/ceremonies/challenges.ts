@@ -24,10 +24,10 @@ export class ChallengeStore {
    * 32 random bytes (the spec asks for at least 16), base64url. `expectedUserId` binds a sign-in
    * to the user it named; it stays on the server.
    */
-  async issue(tenant: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
+  async issue(appId: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
     const challenge = randomBytes(32).toString('base64url');
     const expiresAt = this.now() + CHALLENGE_TTL_MS;
-    await this.hot.insertChallenge({ id: challenge, tenant, ceremony, expiresAt, expectedUserId });
+    await this.hot.insertChallenge({ id: challenge, tenant: appId, ceremony, expiresAt, expectedUserId });
     return { challenge, expiresAt };
   }
 
@@ -35,8 +35,8 @@ export class ChallengeStore {
    * Succeeds exactly once per issued challenge, and only before it expires: one
    * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.
    */
-  async consume(tenant: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
-    return this.hot.deleteChallenge(tenant, ceremony, challenge, this.now());
+  async consume(appId: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
+    return this.hot.deleteChallenge(appId, ceremony, challenge, this.now());
   }
 
   /**

@@ -115,35 +115,35 @@ export class RegistrationService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private async assertAttestationAllowed(tenant: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
+  private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
     if (attestation === 'none') return;
-    if (!attestationAllowed(await this.features.get(tenant))) {
+    if (!attestationAllowed(await this.features.get(appId))) {
       throw new ApiError('attestation_not_supported_on_plan', { detail: "Direct and indirect attestation need the enterprise plan; use 'none'." });
     }
   }
 
-  private async assertUserCapacity(tenant: string, userId: string): Promise<void> {
-    const { maxUsers } = await this.features.get(tenant);
+  private async assertUserCapacity(appId: string, userId: string): Promise<void> {
+    const { maxUsers } = await this.features.get(appId);
     if (maxUsers === null) return;
-    const existing = await this.db.credential.findFirst({ where: { tenant, userId }, select: { userId: true } });
+    const existing = await this.db.credential.findFirst({ where: { tenant: appId, userId }, select: { userId: true } });
     if (existing) return;
-    const users = await this.db.credential.groupBy({ by: ['userId'], where: { tenant } });
+    const users = await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId } });
     if (users.length >= maxUsers) throw new ApiError('max_users_reached');
   }
 
-  async createToken(tenant: string, input: z.output<typeof registerTokenSchema>): Promise<string> {
+  async createToken(appId: string, input: z.output<typeof registerTokenSchema>): Promise<string> {
     const attestation = parseAttestation(input.attestation);
     const now = this.now();
     const expiresAt = input.expiresAt === undefined ? now + DEFAULT_REGISTER_TTL_MS : parseUtc(input.expiresAt);
     if (expiresAt <= now || expiresAt > now + MAX_TOKEN_LIFETIME_MS) {
       throw new ApiError('validation_failed', { extras: { errors: { expiresAt: ['The expiresAt field must be in the future and at most 30 days away.'] } } });
     }
-    await this.assertAttestationAllowed(tenant, attestation);
+    await this.assertAttestationAllowed(appId, attestation);
     const aliases = input.aliases ?? [];
-    await this.aliases.assertAvailable(tenant, input.userId, aliases);
-    await this.assertUserCapacity(tenant, input.userId);
+    await this.aliases.assertAvailable(appId, input.userId, aliases);
+    await this.assertUserCapacity(appId, input.userId);
     const payload: RegisterTokenPayload = {
-      app: tenant,
+      app: appId,
       exp: expiresAt,
       userId: input.userId,
       username: input.username,
@@ -157,21 +157,21 @@ export class RegistrationService {
       hints: input.hints ?? [],
     };
     const token = await this.tokens.issue('register', payload);
-    this.events.record(tenant, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
+    this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
     return token;
   }
 
-  async begin(tenant: string, input: z.output<typeof registerBeginSchema>) {
-    const registration = await this.tokens.open('register', input.token, tenant, registerTokenPayloadSchema);
-    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(tenant)).allowedOrigins);
-    await this.assertAttestationAllowed(tenant, registration.attestation);
+  async begin(appId: string, input: z.output<typeof registerBeginSchema>) {
+    const registration = await this.tokens.open('register', input.token, appId, registerTokenPayloadSchema);
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
+    await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
 
-    const existing = await this.db.credential.findMany({ where: { tenant, userId: registration.userId }, select: { descriptorId: true, transports: true } });
-    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'registration');
-    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
+    const existing = await this.db.credential.findMany({ where: { tenant: appId, userId: registration.userId }, select: { descriptorId: true, transports: true } });
+    const { challenge, expiresAt } = await this.challenges.issue(appId, 'registration');
+    this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
     const session: RegistrationSession = {
-      app: tenant,
+      app: appId,
       exp: expiresAt,
       ceremony: 'registration',
       challenge,
@@ -205,11 +205,11 @@ export class RegistrationService {
     };
   }
 
-  async complete(tenant: string, input: z.output<typeof registerCompleteSchema>, client: ClientContext): Promise<string> {
-    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
+  async complete(appId: string, input: z.output<typeof registerCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open('session', input.session, appId, sessionSchema);
     if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
     if (!input.origin) throw new ApiError('missing_origin');
-    if (!(await this.challenges.consume(tenant, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
+    if (!(await this.challenges.consume(appId, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
 
     const { response } = input;
     const credentialIdBytes = Buffer.from(response.rawId, 'base64url');
@@ -244,13 +244,13 @@ export class RegistrationService {
     const writes = () => {
       const batch = [];
       if (session.aliases.length > 0) {
-        batch.push(this.db.alias.deleteMany({ where: { tenant, userId: session.userId } }));
-        batch.push(this.db.alias.createMany({ data: aliasRows(tenant, session.userId, session.aliases, session.aliasHashing) }));
+        batch.push(this.db.alias.deleteMany({ where: { tenant: appId, userId: session.userId } }));
+        batch.push(this.db.alias.createMany({ data: aliasRows(appId, session.userId, session.aliases, session.aliasHashing) }));
       }
       batch.push(
         this.db.credential.create({
           data: {
-            tenant,
+            tenant: appId,
             descriptorId: credentialId,
             userId: session.userId,
             userHandle: userHandleOf(session.userId),
@@ -281,17 +281,17 @@ export class RegistrationService {
         break;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: credentialId } }, select: { tenant: true } });
+        const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: credentialId } }, select: { tenant: true } });
         if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
         // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
-        await this.aliases.assertAvailable(tenant, session.userId, session.aliases);
+        await this.aliases.assertAvailable(appId, session.userId, session.aliases);
         if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
       }
     }
 
     const payload: VerifyTokenPayload = newVerifyPayload(
       {
-        app: tenant,
+        app: appId,
         type: 'passkey_register',
         ttlSeconds: VERIFY_TOKEN_TTL_SECONDS,
         userId: session.userId,
@@ -307,7 +307,7 @@ export class RegistrationService {
       },
       this.now(),
     );
-    this.events.record(tenant, { type: 'ApiAuthPasskeyRegistrationCompleted', message: 'A passkey was registered.', subject: session.userId, performedBy: session.userId });
+    this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationCompleted', message: 'A passkey was registered.', subject: session.userId, performedBy: session.userId });
     return this.tokens.issue('verify', payload);
   }
 }

@@ -55,17 +55,17 @@ export class SigninService {
    * Options for `navigator.credentials.get`. An unknown userId or alias gets an empty allow list,
    * exactly like a discoverable sign-in, so the answer never reveals whether a user exists.
    */
-  async begin(tenant: string, input: z.output<typeof signinBeginSchema>) {
-    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(tenant)).allowedOrigins);
-    const config = await this.authConfigs.resolve(tenant, input.purpose);
+  async begin(appId: string, input: z.output<typeof signinBeginSchema>) {
+    const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
+    const config = await this.authConfigs.resolve(appId, input.purpose);
     const named = Boolean(input.userId || input.alias);
-    const userId = input.userId || (input.alias ? await this.aliases.userIdOf(tenant, input.alias) : undefined);
-    const credentials = userId ? await this.hot.findUserCredentials(tenant, userId, MAX_ALLOW_CREDENTIALS) : [];
+    const userId = input.userId || (input.alias ? await this.aliases.userIdOf(appId, input.alias) : undefined);
+    const credentials = userId ? await this.hot.findUserCredentials(appId, userId, MAX_ALLOW_CREDENTIALS) : [];
     // A named sign-in may only be answered by that user's passkey, even when the name was unknown
     // (and the allow list therefore empty, exactly as for a discoverable sign-in).
-    const { challenge, expiresAt } = await this.challenges.issue(tenant, 'authentication', named ? (userId ?? '') : null);
+    const { challenge, expiresAt } = await this.challenges.issue(appId, 'authentication', named ? (userId ?? '') : null);
     const session: SigninSession = {
-      app: tenant,
+      app: appId,
       exp: expiresAt,
       ceremony: 'authentication',
       challenge,
@@ -92,19 +92,19 @@ export class SigninService {
    * Verifies an assertion in three database round trips: consume the challenge, load the
    * credential, update its counter conditionally. Returns a `verify_` token.
    */
-  async complete(tenant: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
-    const session = await this.tokens.open('session', input.session, tenant, sessionSchema);
+  async complete(appId: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
+    const session = await this.tokens.open('session', input.session, appId, sessionSchema);
     if (session.ceremony !== 'authentication') throw new ApiError('invalid_session', { detail: 'This session belongs to a registration, not a sign-in.' });
     if (!input.origin) throw new ApiError('missing_origin');
     const { response } = input;
     const credentialId = normaliseCredentialId(response.rawId);
     if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
 
-    const consumed = await this.challenges.consume(tenant, 'authentication', session.challenge);
+    const consumed = await this.challenges.consume(appId, 'authentication', session.challenge);
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
 
-    const credential = await this.hot.findCredential(tenant, credentialId);
+    const credential = await this.hot.findCredential(appId, credentialId);
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
     if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
@@ -133,7 +133,7 @@ export class SigninService {
 
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
     const recorded = await this.hot.recordCredentialUse({
-      tenant,
+      tenant: appId,
       descriptorId: credentialId,
       storedCounter,
       newCounter: info.newCounter,
@@ -145,14 +145,14 @@ export class SigninService {
     });
     if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
     // Both buffered in memory and written in batches: no round trip here.
-    this.authConfigs.markUsed(tenant, session.purpose);
-    this.events.record(tenant, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });
+    this.authConfigs.markUsed(appId, session.purpose);
+    this.events.record(appId, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });
 
     return this.tokens.issue(
       'verify',
       newVerifyPayload(
         {
-          app: tenant,
+          app: appId,
           type: 'passkey_signin',
           ttlSeconds: session.ttlSeconds,
           userId: credential.userId,

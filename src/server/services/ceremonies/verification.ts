@@ -33,20 +33,20 @@ export class VerificationService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async verify(tenant: string, input: z.output<typeof verifyTokenSchema>) {
-    const payload = await this.tokens.open('verify', input.token, tenant, verifyTokenPayloadSchema);
+  async verify(appId: string, input: z.output<typeof verifyTokenSchema>) {
+    const payload = await this.tokens.open('verify', input.token, appId, verifyTokenPayloadSchema);
     if (payload.type !== 'magic_link') {
-      if (!(await this.hot.redeemToken(tenant, payload.tokenId, payload.exp))) throw new ApiError('token_already_used');
+      if (!(await this.hot.redeemToken(appId, payload.tokenId, payload.exp))) throw new ApiError('token_already_used');
     }
-    this.events.record(tenant, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
+    this.events.record(appId, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);
   }
 
-  async generate(tenant: string, input: z.output<typeof generateTokenSchema>): Promise<string> {
-    if (!(await this.features.get(tenant)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
+  async generate(appId: string, input: z.output<typeof generateTokenSchema>): Promise<string> {
+    if (!(await this.features.get(appId)).isGenerateSignInTokenEndpointEnabled) throw new ApiError('generate_token_disabled');
     const payload = newVerifyPayload(
       {
-        app: tenant,
+        app: appId,
         type: 'generated_signin',
         ttlSeconds: input.timeToLive ?? 120,
         userId: input.userId,
@@ -62,7 +62,7 @@ export class VerificationService {
       },
       this.now(),
     );
-    this.events.record(tenant, { type: 'ApiUserSigninTokenCreated', message: 'A sign-in token was generated.', subject: input.userId, performedBy: input.userId });
+    this.events.record(appId, { type: 'ApiUserSigninTokenCreated', message: 'A sign-in token was generated.', subject: input.userId, performedBy: input.userId });
     return this.tokens.issue('verify', payload);
   }
 }

@@ -50,7 +50,7 @@ export interface EventLogOptions {
    * buffered event outlives the young generation, and at thousands of requests a second that is
    * garbage collection work on every request of every app.
    */
-  knownLogging?: (tenant: string) => boolean | undefined;
+  knownLogging?: (appId: string) => boolean | undefined;
   now?: () => number;
 }
 
@@ -61,7 +61,7 @@ const WRITE_CHUNK = 500;
 const EARLY_FLUSH_AT = 1000;
 
 /**
- * The per-app event log (server-behaviour.md 7.4). Recording is synchronous and touches no
+ * The per-app event log, as the reference service keeps it. Recording is synchronous and touches no
  * database: events wait in a bounded buffer and are written in batches on a timer, before
  * `/events` reads, and on shutdown. Whether an app logs at all is decided when the batch is
  * written (from the cached app settings), so a request never waits for that either; an app
@@ -74,11 +74,11 @@ export class EventLog {
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly maxBuffered: number;
   private readonly now: () => number;
-  private readonly knownLogging: (tenant: string) => boolean | undefined;
+  private readonly knownLogging: (appId: string) => boolean | undefined;
 
   constructor(
     private readonly db: Db,
-    private readonly isLoggingEnabled: (tenant: string) => Promise<boolean>,
+    private readonly isLoggingEnabled: (appId: string) => Promise<boolean>,
     private readonly logger: Logger,
     options: EventLogOptions = {},
   ) {
@@ -92,15 +92,15 @@ export class EventLog {
     }
   }
 
-  record(tenant: string, event: AppEvent): void {
-    if (this.knownLogging(tenant) === false) return;
+  record(appId: string, event: AppEvent): void {
+    if (this.knownLogging(appId) === false) return;
     if (this.pending.length >= this.maxBuffered) {
       this.dropped += 1;
       return;
     }
     this.pending.push({
       id: randomUUID(),
-      tenant,
+      tenant: appId,
       performedAt: new Date(this.now()),
       eventType: event.type,
       severity: EVENT_TYPES[event.type],
@@ -127,9 +127,9 @@ export class EventLog {
     }
     if (batch.length === 0) return;
     const enabled = new Set<string>();
-    for (const tenant of new Set(batch.map((e) => e.tenant))) {
+    for (const appId of new Set(batch.map((e) => e.tenant))) {
       // An app that no longer exists (or cannot be read now) logs nothing.
-      if (await this.isLoggingEnabled(tenant).catch(() => false)) enabled.add(tenant);
+      if (await this.isLoggingEnabled(appId).catch(() => false)) enabled.add(appId);
     }
     const rows = batch.filter((e) => enabled.has(e.tenant));
     for (let at = 0; at < rows.length; at += WRITE_CHUNK) {
@@ -153,29 +153,29 @@ export class EventLog {
       if (!isForeignKeyViolation(error)) throw error;
       // An app was deleted after these events were recorded (here or on another replica): its
       // events go with it, the others are written.
-      const tenants = [...new Set(chunk.map((e) => e.tenant))];
-      const alive = new Set((await this.db.app.findMany({ where: { id: { in: tenants } }, select: { id: true } })).map((a) => a.id));
+      const appIds = [...new Set(chunk.map((e) => e.tenant))];
+      const alive = new Set((await this.db.app.findMany({ where: { id: { in: appIds } }, select: { id: true } })).map((a) => a.id));
       const kept = chunk.filter((e) => alive.has(e.tenant));
       if (kept.length > 0) await this.db.event.createMany({ data: kept });
     }
   }
 
   /** One page, newest first, with the app's total; anything still buffered is written first. */
-  async page(tenant: string, query: z.output<typeof eventsQuerySchema>) {
-    if (!(await this.isLoggingEnabled(tenant))) throw new ApiError('event_logging_disabled');
+  async page(appId: string, query: z.output<typeof eventsQuerySchema>) {
+    if (!(await this.isLoggingEnabled(appId))) throw new ApiError('event_logging_disabled');
     const { pageNumber, numberOfResults = 100 } = query;
     await this.flush();
     const [total, rows] = await Promise.all([
-      this.db.event.count({ where: { tenant } }),
+      this.db.event.count({ where: { tenant: appId } }),
       this.db.event.findMany({
-        where: { tenant },
+        where: { tenant: appId },
         orderBy: [{ performedAt: 'desc' }, { id: 'desc' }],
         skip: (pageNumber - 1) * numberOfResults,
         take: numberOfResults,
       }),
     ]);
     return {
-      tenantId: tenant,
+      tenantId: appId,
       events: rows.map((e) => ({
         id: e.id,
         performedAt: e.performedAt.toISOString(),
@@ -196,8 +196,8 @@ export class EventLog {
     const apps = await this.db.app.findMany({ select: { id: true, eventLoggingRetentionPeriod: true } });
     const byRetention = new Map<number, string[]>();
     for (const app of apps) byRetention.set(app.eventLoggingRetentionPeriod, [...(byRetention.get(app.eventLoggingRetentionPeriod) ?? []), app.id]);
-    for (const [days, tenants] of byRetention) {
-      await this.db.event.deleteMany({ where: { tenant: { in: tenants }, performedAt: { lt: new Date(this.now() - days * DAY_MS) } } });
+    for (const [days, appIds] of byRetention) {
+      await this.db.event.deleteMany({ where: { tenant: { in: appIds }, performedAt: { lt: new Date(this.now() - days * DAY_MS) } } });
     }
   }
 

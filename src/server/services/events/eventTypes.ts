@@ -1,5 +1,5 @@
 /**
- * The event log's types, with the reference service's names (server-behaviour.md 7.4) where it has
+ * The event log's types, with the reference service's names where it has
  * one, and its severity names. Stored and answered as names.
  */
 export const EVENT_TYPES = {

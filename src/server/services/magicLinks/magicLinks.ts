@@ -57,9 +57,9 @@ export class MagicLinkService {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async send(tenant: string, input: z.output<typeof sendMagicLinkSchema>): Promise<void> {
+  async send(appId: string, input: z.output<typeof sendMagicLinkSchema>): Promise<void> {
     const app = await this.db.app.findUnique({
-      where: { id: tenant },
+      where: { id: appId },
       select: { createdAt: true, adminEmail: true, isMagicLinksEnabled: true, magicLinkEmailMonthlyQuota: true },
     });
     if (!app) throw new ApiError('app_not_found');
@@ -69,14 +69,14 @@ export class MagicLinkService {
         title: `Because your application has been created less than ${humanizeSeconds(this.newAppPeriodSeconds)} ago, you can only request magic links to the admin email address.`,
       });
     }
-    const sendId = await this.reserve(tenant, app.magicLinkEmailMonthlyQuota);
+    const sendId = await this.reserve(appId, app.magicLinkEmailMonthlyQuota);
 
     const ttlSeconds = input.timeToLive ?? DEFAULT_TTL_SECONDS;
     const token = await this.tokens.issue(
       'verify',
       newVerifyPayload(
         {
-          app: tenant,
+          app: appId,
           type: 'magic_link',
           ttlSeconds,
           userId: input.userId,
@@ -100,10 +100,10 @@ export class MagicLinkService {
       await this.db.dispatchedEmail.deleteMany({ where: { id: sendId } }); // not sent, so not counted
       // The error's message may quote the server's reply; its codes say enough and carry no token.
       const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
-      this.logger.warn({ tenant, mailer: this.mailer.kind, code, responseCode, command }, 'magic link mail delivery failed');
+      this.logger.warn({ tenant: appId, mailer: this.mailer.kind, code, responseCode, command }, 'magic link mail delivery failed');
       throw new ApiError('mail_delivery_failed');
     }
-    this.events.record(tenant, { type: 'ApiUserMagicLinkCreated', message: 'Sent a magic link.', subject: input.userId, performedBy: input.userId });
+    this.events.record(appId, { type: 'ApiUserMagicLinkCreated', message: 'Sent a magic link.', subject: input.userId, performedBy: input.userId });
   }
 
   /**
@@ -111,17 +111,17 @@ export class MagicLinkService {
    * quota, the row goes again and the answer is 429 with when a slot frees up. Two racing sends at
    * the edge may both be refused, never both let through.
    */
-  private async reserve(tenant: string, quota: number): Promise<string> {
+  private async reserve(appId: string, quota: number): Promise<string> {
     const id = randomUUID();
     const now = this.now();
     const since = new Date(now - QUOTA_WINDOW_MS);
-    await this.db.dispatchedEmail.create({ data: { id, tenant, createdAt: new Date(now) } });
-    const sent = await this.db.dispatchedEmail.count({ where: { tenant, createdAt: { gt: since } } });
+    await this.db.dispatchedEmail.create({ data: { id, tenant: appId, createdAt: new Date(now) } });
+    const sent = await this.db.dispatchedEmail.count({ where: { tenant: appId, createdAt: { gt: since } } });
     if (sent <= quota) return id;
     await this.db.dispatchedEmail.deleteMany({ where: { id } });
     // A slot frees up when the oldest sends beyond the quota leave the window.
     const others = sent - 1;
-    const freeing = quota > 0 ? await this.db.dispatchedEmail.findFirst({ where: { tenant, createdAt: { gt: since } }, orderBy: { createdAt: 'asc' }, skip: others - quota, select: { createdAt: true } }) : null;
+    const freeing = quota > 0 ? await this.db.dispatchedEmail.findFirst({ where: { tenant: appId, createdAt: { gt: since } }, orderBy: { createdAt: 'asc' }, skip: others - quota, select: { createdAt: true } }) : null;
     const retryAfterMs = freeing ? freeing.createdAt.getTime() + QUOTA_WINDOW_MS - now : QUOTA_WINDOW_MS;
     throw new ApiError('magic_link_email_quota_exceeded', {
       detail: `This application may send ${quota} magic-link emails in any 30 days.`,

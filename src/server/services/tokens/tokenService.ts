@@ -42,7 +42,7 @@ interface TokenKey {
   macKey: Buffer;
 }
 
-interface TenantKeys {
+interface AppTokenKeys {
   keys: TokenKey[];
   /** Undefined when the app does not exist. */
   incarnation: string | undefined;
@@ -89,8 +89,8 @@ const MALFORMED: Record<TokenKind, { code: 'invalid_token' | 'invalid_session'; 
   abort: { code: 'invalid_token', detail: 'The link does not carry a valid cancellation.' },
 };
 
-function deriveMacKey(tenant: string, incarnation: string, material: string): Buffer {
-  const info = incarnation === '' ? `passwordless-token-v1:${tenant}` : `passwordless-token-v2:${tenant}:${incarnation}`;
+function deriveMacKey(appId: string, incarnation: string, material: string): Buffer {
+  const info = incarnation === '' ? `passwordless-token-v1:${appId}` : `passwordless-token-v2:${appId}:${incarnation}`;
   return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'base64'), Buffer.alloc(0), info, 32));
 }
 
@@ -114,7 +114,7 @@ export function humanizeSeconds(seconds: number): string {
 }
 
 export class TokenService {
-  private readonly tenants = new Map<string, TenantKeys>();
+  private readonly keysByApp = new Map<string, AppTokenKeys>();
 
   constructor(
     private readonly db: Db,
@@ -122,35 +122,35 @@ export class TokenService {
     private readonly incarnations = new AppIncarnations(),
   ) {}
 
-  private async load(tenant: string): Promise<TenantKeys> {
-    const app = await this.db.app.findUnique({ where: { id: tenant }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+  private async load(appId: string): Promise<AppTokenKeys> {
+    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
     const incarnation = app?.incarnation;
-    if (incarnation !== undefined) this.incarnations.note(tenant, incarnation);
-    const entry: TenantKeys = {
-      keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(tenant, incarnation ?? '', r.keyMaterial) })),
+    if (incarnation !== undefined) this.incarnations.note(appId, incarnation);
+    const entry: AppTokenKeys = {
+      keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(appId, incarnation ?? '', r.keyMaterial) })),
       incarnation,
       loadedAt: this.now(),
     };
     // An app that does not exist (yet) is not cached: it may be created a moment later.
-    if (incarnation !== undefined) this.tenants.set(tenant, entry);
+    if (incarnation !== undefined) this.keysByApp.set(appId, entry);
     return entry;
   }
 
   /** Drops the cached keys of an app, e.g. once it is deleted, so that its id's next owner never verifies with them. */
-  forget(tenant: string): void {
-    this.tenants.delete(tenant);
+  forget(appId: string): void {
+    this.keysByApp.delete(appId);
   }
 
   /** Drops every cached key (after missed notifications, nothing cached can be trusted). */
   forgetAll(): void {
-    this.tenants.clear();
+    this.keysByApp.clear();
   }
 
   /** Cached keys, unless they are old or of an incarnation a newer read has replaced. */
-  private async keysOf(tenant: string): Promise<TenantKeys> {
-    const cached = this.tenants.get(tenant);
-    const current = cached?.incarnation === undefined || this.incarnations.isCurrent(tenant, cached.incarnation);
-    return cached && current && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(tenant);
+  private async keysOf(appId: string): Promise<AppTokenKeys> {
+    const cached = this.keysByApp.get(appId);
+    const current = cached?.incarnation === undefined || this.incarnations.isCurrent(appId, cached.incarnation);
+    return cached && current && this.now() - cached.loadedAt < RELOAD_AFTER_MS ? cached : this.load(appId);
   }
 
   /**
@@ -158,11 +158,11 @@ export class TokenService {
    * the newest is a week old and pruning keys past retention. An app's very first key signs at
    * once (no token can exist that another replica would need an older key for).
    */
-  private async signingKey(tenant: string): Promise<{ key: TokenKey; incarnation: string }> {
-    let entry = await this.keysOf(tenant);
+  private async signingKey(appId: string): Promise<{ key: TokenKey; incarnation: string }> {
+    let entry = await this.keysOf(appId);
     if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) {
-      entry = await this.load(tenant); // another replica may have rotated already
-      if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) entry = await this.rotate(tenant);
+      entry = await this.load(appId); // another replica may have rotated already
+      if (!entry.keys[0] || this.now() - entry.keys[0].createdAt >= ROTATE_AFTER_MS) entry = await this.rotate(appId);
     }
     const published = entry.keys.find((k) => this.now() - k.createdAt >= PUBLISH_DELAY_MS);
     const key = published ?? entry.keys[entry.keys.length - 1];
@@ -171,17 +171,17 @@ export class TokenService {
     return { key, incarnation: entry.incarnation };
   }
 
-  private async rotate(tenant: string): Promise<TenantKeys> {
-    await this.db.tokenKey.create({ data: { tenant, keyId: randomInt(1, 2 ** 31 - 1), keyMaterial: randomBytes(32).toString('base64'), createdAt: new Date(this.now()) } });
-    await this.db.tokenKey.deleteMany({ where: { tenant, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
-    return this.load(tenant);
+  private async rotate(appId: string): Promise<AppTokenKeys> {
+    await this.db.tokenKey.create({ data: { tenant: appId, keyId: randomInt(1, 2 ** 31 - 1), keyMaterial: randomBytes(32).toString('base64'), createdAt: new Date(this.now()) } });
+    await this.db.tokenKey.deleteMany({ where: { tenant: appId, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
+    return this.load(appId);
   }
 
-  private async verificationKey(tenant: string, keyId: number): Promise<{ key: TokenKey | undefined; incarnation: string | undefined }> {
-    let entry = await this.keysOf(tenant);
+  private async verificationKey(appId: string, keyId: number): Promise<{ key: TokenKey | undefined; incarnation: string | undefined }> {
+    let entry = await this.keysOf(appId);
     let key = entry.keys.find((k) => k.keyId === keyId);
     if (!key && this.now() - entry.loadedAt >= 1000) {
-      entry = await this.load(tenant);
+      entry = await this.load(appId);
       key = entry.keys.find((k) => k.keyId === keyId);
     }
     return { key, incarnation: entry.incarnation };
@@ -198,9 +198,9 @@ export class TokenService {
    * order, and returns the payload. Every failure is a 4xx problem: missing_token, invalid_token,
    * invalid_token_format, expired_token, or invalid_session for a malformed session.
    */
-  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, tenant: string): Promise<T>;
-  async open<S extends z.ZodType<TokenEnvelope>>(kind: TokenKind, token: unknown, tenant: string, shape: S): Promise<z.output<S>>;
-  async open(kind: TokenKind, token: unknown, tenant: string, shape?: z.ZodType<TokenEnvelope>): Promise<TokenEnvelope> {
+  async open<T extends TokenEnvelope>(kind: TokenKind, token: unknown, appId: string): Promise<T>;
+  async open<S extends z.ZodType<TokenEnvelope>>(kind: TokenKind, token: unknown, appId: string, shape: S): Promise<z.output<S>>;
+  async open(kind: TokenKind, token: unknown, appId: string, shape?: z.ZodType<TokenEnvelope>): Promise<TokenEnvelope> {
     const prefix = PREFIX[kind];
     if (typeof token !== 'string' || token.length === 0) {
       throw new ApiError('missing_token', { title: `This operation requires a token that starts with '${prefix}' to be passed.` });
@@ -215,7 +215,7 @@ export class TokenService {
     if (parts.length !== 3 || !/^[A-Za-z0-9_-]+$/.test(body) || !/^\d{1,10}$/.test(keyIdText) || !/^[A-Za-z0-9_-]{43}$/.test(macText)) {
       throw new ApiError('invalid_token_format');
     }
-    const { key, incarnation } = await this.verificationKey(tenant, Number(keyIdText));
+    const { key, incarnation } = await this.verificationKey(appId, Number(keyIdText));
     const expected = key ? mac(key.macKey, prefix, body) : undefined;
     const given = Buffer.from(macText, 'base64url');
     if (!expected || expected.length !== given.length || !timingSafeEqual(expected, given)) {
@@ -233,7 +233,7 @@ export class TokenService {
     // Only a payload that fails it is parsed as the envelope alone, to tell the failures apart.
     const payload = shape?.safeParse(json);
     const envelope = payload?.success ? payload : envelopeSchema.safeParse(json);
-    if (!envelope.success || envelope.data.app !== tenant || (envelope.data.inc ?? '') !== incarnation) throw new ApiError('invalid_token');
+    if (!envelope.success || envelope.data.app !== appId || (envelope.data.inc ?? '') !== incarnation) throw new ApiError('invalid_token');
     const overdueMs = this.now() - envelope.data.exp;
     if (overdueMs > 0) {
       throw new ApiError('expired_token', { title: `The token expired ${humanizeSeconds(Math.max(1, Math.floor(overdueMs / 1000)))} ago.` });

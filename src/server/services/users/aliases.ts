@@ -16,8 +16,8 @@ export const aliasListSchema = z
   .transform((aliases) => [...new Set(aliases)]);
 
 /** base64(SHA-256(UTF-8(app id + alias))): the stored form, case- and space-sensitive like the reference. */
-function hashAlias(tenant: string, alias: string): string {
-  return createHash('sha256').update(tenant + alias, 'utf8').digest('base64');
+function hashAlias(appId: string, alias: string): string {
+  return createHash('sha256').update(appId + alias, 'utf8').digest('base64');
 }
 
 export interface AliasRow {
@@ -28,9 +28,9 @@ export interface AliasRow {
 }
 
 /** In key order, so that concurrent inserts lock rows in the same order and cannot deadlock. */
-export function aliasRows(tenant: string, userId: string, aliases: string[], hashing: boolean): AliasRow[] {
+export function aliasRows(appId: string, userId: string, aliases: string[], hashing: boolean): AliasRow[] {
   return aliases
-    .map((alias) => ({ tenant, aliasHash: hashAlias(tenant, alias), userId, plaintext: hashing ? null : alias }))
+    .map((alias) => ({ tenant: appId, aliasHash: hashAlias(appId, alias), userId, plaintext: hashing ? null : alias }))
     .sort((a, b) => (a.aliasHash < b.aliasHash ? -1 : a.aliasHash > b.aliasHash ? 1 : 0));
 }
 
@@ -50,26 +50,26 @@ export class AliasService {
   ) {}
 
   /** 409 when any alias belongs to a different user of the app. */
-  async assertAvailable(tenant: string, userId: string, aliases: string[]): Promise<void> {
+  async assertAvailable(appId: string, userId: string, aliases: string[]): Promise<void> {
     if (aliases.length === 0) return;
     const taken = await this.db.alias.findFirst({
-      where: { tenant, aliasHash: { in: aliases.map((a) => hashAlias(tenant, a)) }, userId: { not: userId } },
+      where: { tenant: appId, aliasHash: { in: aliases.map((a) => hashAlias(appId, a)) }, userId: { not: userId } },
       select: { userId: true },
     });
     if (taken) throw aliasConflict();
   }
 
   /** Replaces the user's whole alias set atomically; a conflict changes nothing. */
-  async replace(tenant: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
+  async replace(appId: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      await this.assertAvailable(tenant, userId, aliases);
+      await this.assertAvailable(appId, userId, aliases);
       try {
         await this.db.$transaction([
-          this.db.alias.deleteMany({ where: { tenant, userId } }),
-          this.db.alias.createMany({ data: aliasRows(tenant, userId, aliases, hashing) }),
+          this.db.alias.deleteMany({ where: { tenant: appId, userId } }),
+          this.db.alias.createMany({ data: aliasRows(appId, userId, aliases, hashing) }),
         ]);
         // The count only: an alias is often an email address.
-        this.events.record(tenant, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
+        this.events.record(appId, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
         return;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -79,14 +79,14 @@ export class AliasService {
     }
   }
 
-  async list(tenant: string, userId: string) {
-    const rows = await this.db.alias.findMany({ where: { tenant, userId }, orderBy: { aliasHash: 'asc' } });
+  async list(appId: string, userId: string) {
+    const rows = await this.db.alias.findMany({ where: { tenant: appId, userId }, orderBy: { aliasHash: 'asc' } });
     // Hashed aliases are never shown in plaintext: only their digest.
     return rows.map((row) => ({ userId: row.userId, alias: row.aliasHash, plaintext: row.plaintext }));
   }
 
-  async userIdOf(tenant: string, alias: string): Promise<string | undefined> {
-    const row = await this.db.alias.findUnique({ where: { tenant_aliasHash: { tenant, aliasHash: hashAlias(tenant, alias) } }, select: { userId: true } });
+  async userIdOf(appId: string, alias: string): Promise<string | undefined> {
+    const row = await this.db.alias.findUnique({ where: { tenant_aliasHash: { tenant: appId, aliasHash: hashAlias(appId, alias) } }, select: { userId: true } });
     return row?.userId;
   }
 }

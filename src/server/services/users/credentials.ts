@@ -44,20 +44,20 @@ export class CredentialService {
     private readonly events: EventLog,
   ) {}
 
-  async list(tenant: string, userId: string) {
-    const rows = await this.db.credential.findMany({ where: { tenant, userId }, orderBy: { createdAt: 'asc' } });
+  async list(appId: string, userId: string) {
+    const rows = await this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } });
     return rows.map(credentialView);
   }
 
   /** Deleting an id the app does not have changes nothing and is not an error. */
-  async delete(tenant: string, credentialId: string): Promise<void> {
+  async delete(appId: string, credentialId: string): Promise<void> {
     const id = normaliseCredentialId(credentialId);
     if (!id) {
       throw new ApiError('validation_failed', { extras: { errors: { credentialId: ['The credentialId field must be base64url.'] } } });
     }
-    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: id } }, select: { userId: true } });
+    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: id } }, select: { userId: true } });
     if (!owner) return;
-    const { count } = await this.db.credential.deleteMany({ where: { tenant, descriptorId: id } });
-    if (count > 0) this.events.record(tenant, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
+    const { count } = await this.db.credential.deleteMany({ where: { tenant: appId, descriptorId: id } });
+    if (count > 0) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
   }
 }

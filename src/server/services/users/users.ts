@@ -9,10 +9,10 @@ export class UserService {
   ) {}
 
   /** Users are the distinct userIds that hold a credential or an alias. */
-  async list(tenant: string) {
+  async list(appId: string) {
     const [credentials, aliases] = await Promise.all([
-      this.db.credential.groupBy({ by: ['userId'], where: { tenant }, _count: { _all: true }, _max: { lastUsedAt: true } }),
-      this.db.alias.findMany({ where: { tenant }, select: { userId: true, plaintext: true }, orderBy: { aliasHash: 'asc' } }),
+      this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId }, _count: { _all: true }, _max: { lastUsedAt: true } }),
+      this.db.alias.findMany({ where: { tenant: appId }, select: { userId: true, plaintext: true }, orderBy: { aliasHash: 'asc' } }),
     ]);
     const users = new Map<string, { userId: string; aliasCount: number; aliases: (string | null)[]; credentialsCount: number; lastUsedAt: string | null }>();
     const entry = (userId: string) => {
@@ -33,13 +33,13 @@ export class UserService {
     return [...users.values()].sort((a, b) => a.userId.localeCompare(b.userId));
   }
 
-  async count(tenant: string): Promise<number> {
-    return (await this.db.credential.groupBy({ by: ['userId'], where: { tenant } })).length;
+  async count(appId: string): Promise<number> {
+    return (await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId } })).length;
   }
 
   /** Removes every credential and alias of the user, atomically. */
-  async delete(tenant: string, userId: string): Promise<void> {
-    await this.db.$transaction([this.db.credential.deleteMany({ where: { tenant, userId } }), this.db.alias.deleteMany({ where: { tenant, userId } })]);
-    this.events.record(tenant, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
+  async delete(appId: string, userId: string): Promise<void> {
+    await this.db.$transaction([this.db.credential.deleteMany({ where: { tenant: appId, userId } }), this.db.alias.deleteMany({ where: { tenant: appId, userId } })]);
+    this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
   }
 }
