@@ -11,7 +11,7 @@ let built = false;
 /** Compiles dist/ once per test process when a source is newer than the build (as `npm start` does). */
 export function ensureBuilt(): void {
   if (built) return;
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-if-needed.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'buildIfNeeded.mjs')], { cwd: ROOT, stdio: 'inherit' });
   built = true;
 }
 

@@ -20,7 +20,7 @@ function newestMtime(dir) {
 
 const sourcesChanged = () => newestMtime(join(root, 'src')) > statSync(stamp).mtimeMs || newestMtime(join(root, 'prisma')) > statSync(stamp).mtimeMs;
 if (!existsSync(join(root, 'src', 'server', 'store', 'generated', 'sqlite', 'client.ts'))) {
-  execFileSync(process.execPath, [join(root, 'scripts', 'generate-prisma.mjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'generatePrisma.mjs')], { stdio: 'inherit' });
 }
 if (!existsSync(stamp) || sourcesChanged()) {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
