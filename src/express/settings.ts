@@ -187,7 +187,7 @@ export function resolveSettings(options: PasswordlessSettingsInput = {}, env: No
     authenticatorType: oneOf(found, 'Register__AuthenticationType', AUTHENTICATOR_TYPES, 'any', { crossplatform: 'cross-platform' }),
     expirationSeconds: expiration(found),
     discoverable: flag(found, 'Register__Discoverable', true),
-    userVerification: oneOf(found, 'Register__UserVerification', USER_VERIFICATIONS, 'preferred'),
+    userVerification: oneOf(found, 'Register__UserVerification', [...USER_VERIFICATIONS].sort(), 'preferred'),
   };
   const settings = {
     apiKey: publicKey.value.trim(),
