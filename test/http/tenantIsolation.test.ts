@@ -82,8 +82,13 @@ describe.each(providers())('tenant isolation on %s', (provider) => {
   });
 
   it("keeps each app's features apart", async () => {
+    const change = { plan: 'enterprise', allowedOrigins: ['https://a.example.com'], maxUsers: 1 };
+    const aBefore = (await admin.get(`/admin/apps/${a.appId}/features`)).body;
     const bBefore = (await admin.get(`/admin/apps/${b.appId}/features`)).body;
-    await admin.post(`/admin/apps/${a.appId}/features`, { plan: 'enterprise', allowedOrigins: ['https://a.example.com'], maxUsers: 1 });
+    expect(aBefore).toEqual(bBefore);
+    expect(aBefore).not.toMatchObject(change);
+    expect((await admin.post(`/admin/apps/${a.appId}/features`, change)).status).toBe(204);
+    expect((await admin.get(`/admin/apps/${a.appId}/features`)).body).toEqual({ ...aBefore, ...change });
     expect((await admin.get(`/admin/apps/${b.appId}/features`)).body).toEqual(bBefore);
   });
 

@@ -103,12 +103,19 @@ describe('TokenService', () => {
   it('never signs with a key another replica has not loaded yet', async () => {
     const replicaA = tokens;
     const replicaB = new TokenService(store.db, now);
-    await replicaB.open('verify', await replicaA.issue('verify', payload('tokapp8', 30 * DAY)), 'tokapp8'); // B caches the key list
-    clock += 7 * DAY + 1000;
+    const first = await replicaA.issue('verify', payload('tokapp8', 30 * DAY));
+    clock += 7 * DAY - 500;
+    // B loads the key list half a second before A rotates: it trusts that list for a while, and a
+    // key missing from it is not looked up again so soon. Only the publish delay keeps A from
+    // signing with the key B does not have.
+    await expect(replicaB.open('verify', first, 'tokapp8')).resolves.toBeDefined();
+    clock += 500;
     const signedRightAfterRotation = await replicaA.issue('verify', payload('tokapp8'));
+    expect(await store.db.tokenKey.count({ where: { tenant: 'tokapp8' } })).toBe(2);
     await expect(replicaB.open('verify', signedRightAfterRotation, 'tokapp8')).resolves.toBeDefined();
     clock += 2 * MINUTE;
     const signedWithTheNewKey = await replicaA.issue('verify', payload('tokapp8'));
+    expect(keyIdOf(signedWithTheNewKey)).not.toBe(keyIdOf(first));
     await expect(replicaB.open('verify', signedWithTheNewKey, 'tokapp8')).resolves.toBeDefined();
   });
 

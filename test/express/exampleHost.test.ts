@@ -1,0 +1,102 @@
+/**
+ * The example host app (examples/express-host: createHost with its SQLite users and sessions),
+ * driven through its JSON routes without a browser: the software authenticator plays the
+ * browser's part of each ceremony against a real service process, as the browser client would.
+ */
+import supertest from 'supertest';
+import { finishRegistration, signIn } from '../support/ceremonies';
+import { startExampleHost, type ExampleHost } from '../support/exampleHost';
+import { expectProblem } from '../support/http';
+import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import type { TestApp } from '../support/testService';
+
+jest.setTimeout(60_000);
+
+let service: ServiceProcess;
+let app: TestApp;
+let host: ExampleHost;
+
+beforeAll(async () => {
+  service = await startServiceProcess();
+  app = await service.createApp();
+  host = await startExampleHost(service.url, app);
+});
+afterAll(async () => {
+  await host?.stop();
+  await service?.stop();
+});
+
+let counter = 0;
+const newEmail = () => `ada${++counter}-${Date.now()}@example.com`;
+
+/** `POST /passwordless-register` on the host, then the passkey ceremony at the service with its token. */
+async function signUp(agent: ReturnType<typeof supertest.agent>, email = newEmail()) {
+  const res = await agent.post('/passwordless-register').send({ email, username: 'ada', displayName: 'Ada Lovelace' });
+  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { token: expect.stringMatching(/^register_/) } });
+  const registration = await finishRegistration(service, app, res.body.token, { nickname: 'Laptop' });
+  expect(registration.complete.status).toBe(200);
+  return { email, credential: registration.credential, verifyToken: registration.complete.body.token as string };
+}
+
+function sessionCookie(res: supertest.Response): string | undefined {
+  const cookies = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
+  return cookies.find((c) => c.startsWith('connect.sid='))?.split(';')[0];
+}
+
+describe('the example host app', () => {
+  it('signs up: answers a registration token the passkey ceremony completes with, and keeps the user (the email is taken)', async () => {
+    const agent = supertest.agent(host.url);
+    const { email, verifyToken } = await signUp(agent);
+    expect(verifyToken).toMatch(/^verify_/);
+    expectProblem(await agent.post('/passwordless-register').send({ email, username: 'again' }), 409, 'user_exists');
+  });
+
+  it('signs in with the verify token of the sign-up: a session cookie, then /api/me answers the user and /api/passkeys lists the passkey', async () => {
+    const agent = supertest.agent(host.url);
+    const { email, credential, verifyToken } = await signUp(agent);
+
+    const login = await agent.post('/passwordless-login').send({ token: verifyToken });
+    expect({ status: login.status, body: login.body }).toEqual({ status: 200, body: { id: expect.any(String), email, username: 'ada', displayName: 'Ada Lovelace' } });
+    expect(sessionCookie(login)).toBeDefined();
+
+    const me = await agent.get('/api/me');
+    expect({ status: me.status, body: me.body }).toEqual({ status: 200, body: login.body });
+    const passkeys = await agent.get('/api/passkeys');
+    expect({ status: passkeys.status, body: passkeys.body }).toEqual({
+      status: 200,
+      body: [{ id: credential.idB64, nickname: 'Laptop', device: expect.any(String), createdAt: expect.any(String), lastUsedAt: expect.any(String) }],
+    });
+  });
+
+  it('signs out: the session ends, and /api/me is 401 again, even with the old cookie', async () => {
+    const agent = supertest.agent(host.url);
+    const { verifyToken } = await signUp(agent);
+    const cookie = sessionCookie(await agent.post('/passwordless-login').send({ token: verifyToken }));
+    expect((await agent.get('/api/me')).status).toBe(200);
+
+    expect((await agent.post('/passwordless-logout').send({})).status).toBe(204);
+    expectProblem(await agent.get('/api/me'), 401, 'not_signed_in');
+    expectProblem(await supertest(host.url).get('/api/me').set('Cookie', cookie!), 401, 'not_signed_in');
+    expectProblem(await agent.get('/api/passkeys'), 401, 'not_signed_in');
+  });
+
+  it('signs the same user in again with the passkey, in a new session', async () => {
+    const { email, credential } = await signUp(supertest.agent(host.url));
+    const signin = await signIn(service, app, credential);
+    expect(signin.complete.status).toBe(200);
+
+    const agent = supertest.agent(host.url);
+    expectProblem(await agent.get('/api/me'), 401, 'not_signed_in');
+    expect((await agent.post('/passwordless-login').send({ token: signin.complete.body.token })).status).toBe(200);
+    expect((await agent.get('/api/me')).body).toMatchObject({ email, username: 'ada' });
+  });
+
+  it('refuses a token the service does not know with the service\'s own problem, and opens no session', async () => {
+    const agent = supertest.agent(host.url);
+    const res = await agent.post('/passwordless-login').send({ token: 'verify_bm90IGEgdG9rZW4.1.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' });
+    expectProblem(res, 400, 'invalid_token');
+    expect(res.body.title).toMatch(/^The token you supplied was not valid/); // the service's words, not the host's
+    expect(sessionCookie(res)).toBeUndefined();
+    expectProblem(await agent.get('/api/me'), 401, 'not_signed_in');
+  });
+});

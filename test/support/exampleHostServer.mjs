@@ -1,0 +1,17 @@
+// The example host app (examples/express-host/host.mjs) on a port the system picks, for tests:
+// createHost on EXAMPLE_DATA_DIR, the middleware's settings from the Passwordless__* environment
+// keys, as run.mjs does when Passwordless__ApiUrl names a running service. Prints
+// `listening <url>` once it serves; SIGTERM stops it.
+import { createHost } from '../../examples/express-host/host.mjs';
+
+const host = createHost({ dataDir: process.env.EXAMPLE_DATA_DIR, publicApiUrl: process.env.Passwordless__ApiUrl });
+const server = host.app.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
+});
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  server.close(() => {
+    host.close();
+    process.exit(0);
+  });
+});
