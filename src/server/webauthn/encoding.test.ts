@@ -37,6 +37,7 @@ describe('normaliseCredentialId', () => {
     ['an empty string', ''],
     ['only padding', '=='],
     ['a single character (no whole byte)', 'A'],
+    ['a trailing character that is no whole byte', 'AQIDB'],
     ['three padding characters', 'AQ==='],
     ['padding in the middle', 'AQ==AQ'],
     ['whitespace', 'AQ ID'],

@@ -11,7 +11,10 @@ export function base64UrlToBase64(value: string): string {
 /** Accepts base64url or standard base64 (padded or not) and returns canonical unpadded base64url. */
 export function normaliseCredentialId(value: string): string | undefined {
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return undefined;
-  const bytes = Buffer.from(value.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'base64url');
+  const unpadded = value.replace(/=+$/, '');
+  // A length of 4n+1 characters encodes no whole byte: Node would drop the last one silently.
+  if (unpadded.length % 4 === 1) return undefined;
+  const bytes = Buffer.from(unpadded.replace(/\+/g, '-').replace(/\//g, '_'), 'base64url');
   return bytes.length === 0 ? undefined : bytes.toString('base64url');
 }
 

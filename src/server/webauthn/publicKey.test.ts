@@ -65,6 +65,7 @@ describe('isUsablePublicKey', () => {
     ['an EC2 key on a curve it does not know', () => encodeCbor(ec2Key(p256, 8, -7))],
     ['an EC2 key without its y coordinate', () => encodeCbor(without(ec2Key(p256, 1, -7), -3))],
     ['an RSA key of 1024 bits', () => authenticatorKey('RS256', { rsaBits: 1024 })],
+    ['an RSA key of 2047 bits, one short of the minimum', () => encodeCbor(rsaKey(generateKeyPairSync('rsa', { modulusLength: 2047 }).publicKey))],
     ['an RSA key without its exponent', () => encodeCbor(without(rsaKey(rsa2048), -2))],
     ['an OKP key on Ed448 (crv 7)', () => encodeCbor(new Map<number, number | Uint8Array>([[1, 1], [3, -8], [-1, 7], [-2, Buffer.alloc(57, 1)]]))],
     ['an Ed25519 key of 31 bytes', () => encodeCbor(new Map<number, number | Uint8Array>([[1, 1], [3, -8], [-1, 6], [-2, Buffer.alloc(31, 1)]]))],

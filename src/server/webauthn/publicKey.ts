@@ -6,6 +6,12 @@ const KTY = 1;
 const EC2_CURVES: Record<number, string> = { 1: 'P-256', 2: 'P-384', 3: 'P-521' };
 const MIN_RSA_BITS = 2048;
 
+/** The bits of an unsigned big-endian integer, leading zeros left out. */
+function bitLength(bytes: Uint8Array): number {
+  const first = bytes.findIndex((byte) => byte !== 0);
+  return first < 0 ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first]));
+}
+
 const b64url = (value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64url') : undefined);
 
 function toJwk(coseKey: Uint8Array): JsonWebKey | undefined {
@@ -17,7 +23,7 @@ function toJwk(coseKey: Uint8Array): JsonWebKey | undefined {
       return key.get(-1) === 6 ? { kty: 'OKP', crv: 'Ed25519', x: b64url(key.get(-2)) } : undefined;
     case 3: {
       const modulus = key.get(-1);
-      const bits = modulus instanceof Uint8Array ? Buffer.from(modulus).toString('hex').replace(/^0+/, '').length * 4 : 0;
+      const bits = modulus instanceof Uint8Array ? bitLength(modulus) : 0;
       return bits >= MIN_RSA_BITS ? { kty: 'RSA', n: b64url(modulus), e: b64url(key.get(-2)) } : undefined;
     }
     default:

@@ -80,6 +80,8 @@ describe('describeVerificationFailure', () => {
     ['an assertion whose counter went back', () => authenticationError({ counter: 3 }, { storedCounter: 7 }), REASON.counter],
     ['an assertion answering a registration (webauthn.create)', () => authenticationError({ type: 'webauthn.create' }), REASON.type],
     ['an assertion backed up but not backup-eligible', () => authenticationError({ backupEligible: false, backupState: true }), REASON.backup],
+    ['an assertion without user presence', () => authenticationError({ userPresent: false, userVerified: false }), REASON.userPresence],
+    ['a registration from an origin whose name holds another check\'s word', () => registrationError({ origin: 'https://challenge.example.org' }), REASON.origin],
   ])('explains %s', async (_label, fail, reason) => {
     const error = await fail();
     expect({ library: error.message, explained: describeVerificationFailure(error) }).toEqual({ library: error.message, explained: reason });
@@ -97,6 +99,9 @@ describe('describeVerificationFailure', () => {
     ['Authenticator data was 3 bytes, expected at least 37 bytes', REASON.malformed],
     ['Leftover bytes detected while parsing authenticator data', REASON.malformed],
     ['Credential ID was not base64url-encoded', REASON.malformed],
+    ['Unexpected public key alg "-65535", expected one of "-8,-7,-257"', 'The authenticator used a public-key algorithm this service does not accept.'],
+    ['Attestation challenge was not equal to client data hash (Android Key)', REASON.attestation],
+    ['Unexpected registration response origin "https://a.example.org", expected one of: https://challenge.example.com, https://counter.example.com', REASON.origin],
   ])('explains "%s"', (message, reason) => {
     expect(describeVerificationFailure(new Error(message))).toBe(reason);
   });

@@ -114,6 +114,19 @@ describe('chain', () => {
     expect(seen).toEqual([]);
   });
 
+  it.each([null, false, 0, ''])('takes next(%p) as no error and goes on, as Express does', async (falsy) => {
+    const seen: string[] = [];
+    const callback: RequestHandler = (_req, _res, next) => next(falsy);
+    expect(await run(chain(callback, step(seen, 'after')))).toEqual({ passed: undefined });
+    expect(seen).toEqual(['after']);
+  });
+
+  it('turns a promise rejected with false into an error, as Express 5 does', async () => {
+    const rejectsFalse: RequestHandler = () => Promise.reject(false) as unknown as void;
+    const { passed } = await run(chain(rejectsFalse));
+    expect(passed).toBeInstanceOf(Error);
+  });
+
   it('with no handlers, passes straight on', async () => {
     expect(await run(chain())).toEqual({ passed: undefined });
   });

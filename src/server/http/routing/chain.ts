@@ -14,14 +14,15 @@ export function chain(...handlers: RequestHandler[]): RequestHandler {
         done(new Error(`next('${error}') is not supported inside a handler chain`));
         return;
       }
-      if (error !== undefined || index === handlers.length) {
-        done(error);
+      // As in Express, any falsy value (next(null) from a Node-style callback) is no error.
+      if (error || index === handlers.length) {
+        done(error || undefined);
         return;
       }
       const handler = handlers[index++];
       try {
         const result: unknown = handler(req, res, next);
-        if (result instanceof Promise) result.catch((rejection: unknown) => next(rejection ?? new Error('rejected promise')));
+        if (result instanceof Promise) result.catch((rejection: unknown) => next(rejection || new Error('rejected promise')));
       } catch (thrown) {
         next(thrown);
       }
