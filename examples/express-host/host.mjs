@@ -30,9 +30,10 @@ const publicFields = ({ id, email, username, displayName }) => ({ id, email, use
 
 /**
  * Builds the host app. Settings for the middleware come from the Passwordless__* environment keys
- * (ApiKey, ApiSecret, ApiUrl, ...); `publicApiUrl` is the service's address as browsers reach it.
+ * (ApiKey, ApiSecret, ApiUrl, ...); `publicApiUrl` is the service's address as browsers reach it;
+ * `throttle` overrides the middleware's per-address limits (tests that sign up many times).
  */
-export function createHost({ dataDir, publicApiUrl }) {
+export function createHost({ dataDir, publicApiUrl, throttle }) {
   const db = new Database(join(dataDir, 'host.db'));
   db.pragma('journal_mode = WAL');
   const users = new SqliteUserStore(db);
@@ -46,14 +47,17 @@ export function createHost({ dataDir, publicApiUrl }) {
       secret: sessionSecret(dataDir),
       resave: false,
       saveUninitialized: false,
-      cookie: { httpOnly: true, sameSite: 'lax', maxAge: 7 * 24 * 3600 * 1000 },
+      // Not readable by scripts, not sent with other sites' requests, and only over HTTPS in
+      // production (behind a proxy, set app.set('trust proxy', 1) so that Express knows it is HTTPS).
+      cookie: { httpOnly: true, sameSite: 'lax', secure: process.env.NODE_ENV === 'production', maxAge: 7 * 24 * 3600 * 1000 },
     }),
   );
   app.use(passport.initialize());
   app.use(passport.session());
 
-  // The four passkey routes, and GET /passwordless-config for the page's browser client.
-  const auth = passwordless({ users, exposeConfig: true, publicApiUrl });
+  // The passkey routes (sign-up verifies the email address first), and GET /passwordless-config
+  // for the page's browser client.
+  const auth = passwordless({ users, exposeConfig: true, publicApiUrl, verifyEmail: true, throttle });
   app.use(auth);
 
   app.get('/api/me', auth.requireUser, (req, res) => {

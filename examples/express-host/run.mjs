@@ -51,6 +51,8 @@ async function startService() {
     PORT: String(servicePort),
     HOST: '127.0.0.1',
     MAIL_FILE: join(dataDir, 'mail.md'),
+    // A demo: the sign-up mails may go to any address from the first minute, not only the admin's.
+    MAGIC_LINK_NEW_APP_PERIOD: '00:00:00',
     LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
   };
   const keys = exampleKeys(env);

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { UserExistsError } from 'passwordless-selfhost/express';
 
 /**
- * The host's users in its own SQLite database. The id (a random UUID) is also the passkey
- * service's userId: it carries no personal data. Email addresses are unique in any case.
+ * The host's users in its own SQLite database. The id is the passkey service's userId (a random
+ * UUID the middleware chose when the sign-up began): it carries no personal data. Email addresses
+ * are unique in any case.
  */
 export class SqliteUserStore {
   #insert;
@@ -23,8 +23,7 @@ export class SqliteUserStore {
     this.#delete = db.prepare('DELETE FROM users WHERE id = ?');
   }
 
-  async create({ email, username, displayName }) {
-    const id = randomUUID();
+  async create({ userId: id, email, username, displayName }) {
     try {
       this.#insert.run(id, email, username, displayName, new Date().toISOString());
     } catch (error) {

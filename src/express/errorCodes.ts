@@ -7,6 +7,7 @@ import { problemBody, type ProblemBody } from '../shared/problem';
 const HOST_ERRORS = {
   validation_failed: { status: 400, title: 'One or more validation errors occurred.' },
   missing_token: { status: 400, title: 'This operation requires a token to be passed.' },
+  invalid_link: { status: 400, title: 'This link is not valid, or it has expired.' },
   invalid_token: { status: 400, title: "The token is not a sign-in result: it should start with 'verify_'." },
   not_signed_in: { status: 401, title: 'You must be signed in to do this.' },
   unknown_user: { status: 401, title: 'The passkey is valid, but it belongs to no user of this site.' },
@@ -14,6 +15,7 @@ const HOST_ERRORS = {
   sign_in_failed: { status: 401, title: 'The sign-in could not be completed.' },
   cross_site_request: { status: 403, title: 'Cross-site requests are not accepted here.' },
   user_exists: { status: 409, title: 'A user with this email address already exists.' },
+  rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   payload_too_large: { status: 413, title: 'The request body is too large.' },
   unsupported_media_type: { status: 415, title: 'The request body must be JSON (Content-Type: application/json).' },
   internal_error: { status: 500, title: 'The request could not be completed.' },

@@ -52,3 +52,12 @@ export class PasswordlessSettingsError extends Error {
     this.key = key;
   }
 }
+
+/**
+ * The service's own 4xx problem about what was sent (a refused token, a bad field): the caller's
+ * to fix. Not a 401, which means the service refused this site's ApiSecret, and not an answer
+ * that was no problem at all (a wrong ApiUrl answering a 404 page).
+ */
+export function isServiceRefusal(error: unknown): error is PasswordlessApiError {
+  return error instanceof PasswordlessApiError && error.status >= 400 && error.status < 500 && error.status !== 401 && error.errorCode !== 'unexpected_response';
+}

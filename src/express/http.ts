@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { fieldErrors } from '../shared/fieldErrors';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody } from '../shared/problem';
 import { HostProblem } from './errorCodes';
-import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
+import { PasswordlessApiError, PasswordlessUnreachableError, isServiceRefusal } from './errors';
 
 /** Answers with a problem, exactly as the service does: problem+json without a charset, not cached. */
 export function sendProblem(res: Response, problem: ProblemBody): void {
@@ -30,7 +30,7 @@ export function problemOf(error: unknown): { problem: ProblemBody; log: boolean 
   if (error instanceof HostProblem) return { problem: error.problem, log: false };
   if (error instanceof PasswordlessApiError) {
     if (error.status === 401) return { problem: new HostProblem('service_misconfigured', 'Check Passwordless__ApiSecret and Passwordless__ApiUrl.').problem, log: true };
-    if (error.status >= 400 && error.status < 500) return { problem: error.problem, log: false };
+    if (isServiceRefusal(error)) return { problem: error.problem, log: false };
     return { problem: new HostProblem('service_error').problem, log: true };
   }
   if (error instanceof PasswordlessUnreachableError) return { problem: error.toProblem(), log: true };
@@ -43,15 +43,6 @@ export function asyncHandler(handler: (req: Request, res: Response) => Promise<v
     handler(req, res).catch(next);
   };
 }
-
-/**
- * A browser says where a request comes from (`Sec-Fetch-Site`); these routes change who is signed
- * in, so a request another site made (a form that posts here) is refused. Non-browser clients
- * send no such header and are unaffected.
- */
-export const refuseCrossSite: RequestHandler = (req, _res, next) => {
-  next(req.headers['sec-fetch-site'] === 'cross-site' ? new HostProblem('cross_site_request') : undefined);
-};
 
 /** Parses a body with `schema` or throws a 400 problem whose `errors` names every bad field. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {

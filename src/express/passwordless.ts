@@ -3,23 +3,31 @@ import defaultPassport from 'passport';
 import { PasswordlessClient } from './client';
 import { HostProblem } from './errorCodes';
 import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
-import { problemOf, refuseCrossSite, sendProblem } from './http';
+import { problemOf, sendProblem } from './http';
+import { expectedOriginsOf } from './requestOrigin';
+import { refuseOtherSites, requireJsonRequest } from './requestGuards';
 import { addCredentialRoute } from './routes/addCredential';
 import { configRoute } from './routes/config';
-import type { HostLogger, PassportLike, RouteContext } from './routes/context';
+import type { EmailVerification, HostLogger, PassportLike, RouteContext } from './routes/context';
 import { loginRoute } from './routes/login';
 import { logoutRoute } from './routes/logout';
 import { registerRoute } from './routes/register';
+import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { sessionSerializers } from './sessionSerializers';
 import { resolveSettings, type PasswordlessSettings, type PasswordlessSettingsInput } from './settings';
+import { completeSignUp } from './signUpCompletion';
 import { PasswordlessStrategy } from './strategy';
+import { DEFAULT_THROTTLE, mailThrottle, throttles, type ThrottleGroup, type ThrottleSettings } from './throttle';
 import type { LocalUser, UserStore } from './userStore';
+import { PasswordlessSettingsError } from './errors';
 
 export interface PasswordlessPaths {
   register: string | null;
   login: string | null;
   addCredential: string | null;
   logout: string | null;
+  /** Only mounted with `verifyEmail`: the route the verification link opens (GET) and the page posts to. */
+  verifyEmail: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
 }
@@ -29,6 +37,7 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   login: '/passwordless-login',
   addCredential: '/passwordless-add-credential',
   logout: '/passwordless-logout',
+  verifyEmail: '/passwordless-verify-email',
   config: '/passwordless-config',
 };
 
@@ -45,10 +54,29 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   exposeConfig?: boolean;
   /** The service's URL as browsers reach it, for `/passwordless-config`. Default `ApiUrl`. */
   publicApiUrl?: string;
-  /** Accept the `passkey_register` token at login, so that sign-up ends signed in. Default true. */
+  /** Accept the `passkey_register` token of the session's pending sign-up at login, so that sign-up ends signed in. Default true. */
   signInAfterRegister?: boolean;
-  /** Register a new user's email address as an alias (sign-in by email). Default true. */
+  /** Register a new user's email address as an alias (sign-in by email), once the user exists. Default true. */
   emailAsAlias?: boolean;
+  /**
+   * Sign-up first mails a link to the address (a magic link from the service pointing at the
+   * `verifyEmail` route); the passkey ceremony starts only once the link is opened. `true`, or the
+   * link's lifetime in seconds (default 900) and the host page it lands on (default `/`). The app
+   * needs magic links enabled at the service. Default false.
+   */
+  verifyEmail?: boolean | { linkLifetimeSeconds?: number; page?: string };
+  /** Accept `aliases` from the visitor at sign-up. Default false: a visitor could name someone else's address. */
+  allowVisitorAliases?: boolean;
+  /** The purposes a sign-in token may carry at login. Default `['sign-in']`. */
+  purposes?: string[];
+  /**
+   * Per client address throttling of every route that costs a service call or writes (Express's
+   * `req.ip`: set the host's `trust proxy` behind a proxy). Partial settings override the defaults;
+   * `false` turns it off. Default {@link DEFAULT_THROTTLE}.
+   */
+  throttle?: Partial<ThrottleSettings> | false;
+  /** Accept posts from other origins of the same site (`Sec-Fetch-Site: same-site`). Default false. */
+  allowSameSite?: boolean;
   /** Install passport.serializeUser/deserializeUser through `users`. Default true. */
   manageSessions?: boolean;
   /** express-session's cookie name, cleared at logout. Default `connect.sid`. */
@@ -77,7 +105,31 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   handleErrors: ErrorRequestHandler;
 };
 
-const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details) };
+const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
+
+const DEFAULT_LINK_LIFETIME_SECONDS = 900;
+
+function emailVerification(option: PasswordlessOptions['verifyEmail']): EmailVerification | undefined {
+  if (!option) return undefined;
+  const given = option === true ? {} : option;
+  const linkLifetimeSeconds = given.linkLifetimeSeconds ?? DEFAULT_LINK_LIFETIME_SECONDS;
+  if (!Number.isInteger(linkLifetimeSeconds) || linkLifetimeSeconds < 60 || linkLifetimeSeconds > 86_400) {
+    throw new PasswordlessSettingsError('verifyEmail.linkLifetimeSeconds', 'must be a whole number of seconds from 60 to 86400.');
+  }
+  const page = given.page ?? '/';
+  if (!page.startsWith('/') || page.startsWith('//')) throw new PasswordlessSettingsError('verifyEmail.page', "must be a path on this site, such as '/signup'.");
+  return { linkLifetimeSeconds, page };
+}
+
+/** The user whose service userId this is: by `findById` when the userId is the user's id, else by `findByUserId`. */
+function userFinder<U extends LocalUser>(users: UserStore<U>, claim: string | undefined): (userId: string) => Promise<U | null | undefined> {
+  if (claim === undefined || claim === 'id') return (userId) => users.findById(userId);
+  const findByUserId = users.findByUserId?.bind(users);
+  if (!findByUserId) {
+    throw new PasswordlessSettingsError('Passwordless__UserIdClaimType', `names '${claim.slice(0, 64)}', not 'id': the user store must then implement findByUserId(userId), so that sign-in finds users by it.`);
+  }
+  return findByUserId;
+}
 
 function defaultPublicUser(user: LocalUser): Record<string, unknown> {
   return { id: user.id, email: user.email, username: user.username, displayName: user.displayName };
@@ -91,12 +143,6 @@ function userIdReader(claim: string | undefined): (user: unknown) => string | un
     return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
   };
 }
-
-/** A body that is not JSON is refused (415) rather than read as an empty form; it also stops form posts. */
-const requireJson: RequestHandler = (req, _res, next) => {
-  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-  next(hasBody && !req.is('application/json') ? new HostProblem('unsupported_media_type') : undefined);
-};
 
 function bodyParserProblem(error: unknown): HostProblem | undefined {
   const type = (error as { type?: unknown } | null)?.type;
@@ -118,41 +164,73 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const passport: PassportLike = options.passport ?? defaultPassport;
   const userIdOf = userIdReader(settings.userIdClaimType);
   const users = options.users;
+  const findUser = userFinder(users, settings.userIdClaimType);
   const logger = options.logger ?? consoleLogger;
+  const expectedOrigins = expectedOriginsOf(settings.origins);
+  const emailAsAlias = options.emailAsAlias !== false;
+  const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger };
 
   const strategy = new PasswordlessStrategy<U>(
-    { client, name: settings.signInScheme, signInAfterRegister: options.signInAfterRegister },
-    async (verified) => users.findById(verified.userId),
+    {
+      client,
+      name: settings.signInScheme,
+      signInAfterRegister: options.signInAfterRegister,
+      purposes: options.purposes,
+      expectedOrigins,
+      onRefused: (refusal, req) =>
+        (logger.warn ?? logger.error).call(logger, { ...refusal, expectedOrigins: expectedOrigins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
+    },
+    // A registration token signs in only as the completion of this session's pending sign-up.
+    async (verified, req) => (verified.type === 'passkey_register' ? completeSignUp(signUp, req, verified) : findUser(verified.userId)),
   );
   passport.use(settings.signInScheme, strategy);
   if (options.manageSessions !== false) {
-    const serializers = sessionSerializers(users, userIdOf);
+    const serializers = sessionSerializers(users);
     passport.serializeUser(serializers.serializeUser);
     passport.deserializeUser(serializers.deserializeUser);
   }
 
+  const paths = { ...DEFAULT_PATHS, ...options.paths };
+  const verifyEmail = emailVerification(options.verifyEmail);
   const ctx: RouteContext<U> = {
     settings,
     client,
     users,
     passport,
-    emailAsAlias: options.emailAsAlias !== false,
+    emailAsAlias,
+    allowVisitorAliases: options.allowVisitorAliases === true,
+    verifyEmail,
+    verifyEmailPath: paths.verifyEmail ?? DEFAULT_PATHS.verifyEmail!,
+    expectedOrigins,
     sessionCookieName: options.sessionCookieName ?? 'connect.sid',
     publicApiUrl: (options.publicApiUrl ?? settings.apiUrl).replace(/\/+$/, ''),
     publicUser: options.publicUser ?? defaultPublicUser,
     userIdOf,
+    findUser,
     logger,
   };
 
-  const paths = { ...DEFAULT_PATHS, ...options.paths };
+  const throttle = options.throttle === false ? undefined : { ...DEFAULT_THROTTLE, ...options.throttle };
+  const limits = throttle ? throttles(throttle) : undefined;
+  const passThrough: RequestHandler = (_req, _res, next) => next();
+  const limited = (group: ThrottleGroup) => limits?.[group] ?? passThrough;
+  // Verification mails per address, whoever asks (the address as the route normalises it).
+  const mailsPerAddress = throttle && verifyEmail ? mailThrottle(throttle, (req) => String((req.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase()) : passThrough;
+
   const router = express.Router();
-  const post = (path: string | null, handler: RequestHandler) => {
-    if (path !== null) router.post(path, refuseCrossSite, requireJson, express.json({ limit: '16kb' }), handler);
+  // Every state-changing route: only from this site's own pages (or a non-browser client), only
+  // as JSON, throttled per client address before it costs the service anything.
+  const post = (path: string | null, group: ThrottleGroup, ...handlers: RequestHandler[]) => {
+    if (path !== null) router.post(path, refuseOtherSites(options.allowSameSite === true), requireJsonRequest, limited(group), express.json({ limit: '16kb' }), ...handlers);
   };
-  post(paths.register, registerRoute(ctx));
-  post(paths.login, loginRoute(ctx));
-  post(paths.addCredential, addCredentialRoute(ctx));
-  post(paths.logout, logoutRoute(ctx));
+  post(paths.register, 'signUp', mailsPerAddress, registerRoute(ctx));
+  post(paths.login, 'signIn', loginRoute(ctx));
+  post(paths.addCredential, 'account', addCredentialRoute(ctx));
+  post(paths.logout, 'account', logoutRoute(ctx));
+  if (verifyEmail && paths.verifyEmail !== null) {
+    router.get(paths.verifyEmail, verifyEmailLinkRoute(ctx, verifyEmail.page));
+    post(paths.verifyEmail, 'signUp', verifyEmailRoute(ctx));
+  }
   if (options.exposeConfig && paths.config !== null) router.get(paths.config, configRoute(ctx));
 
   const answer = (error: unknown, req: Request, res: Response) => {

@@ -3,15 +3,16 @@ import type { LocalUser, UserStore } from './userStore';
 type Done<T> = (error: unknown, value?: T) => void;
 
 /**
- * Passport's session hooks, through the user store: the session holds only the user's id, and
- * every request reads the user afresh (a removed user is signed out).
+ * Passport's session hooks, through the user store: the session holds only the user's id in the
+ * store (whatever UserIdClaimType says the service knows them by), and every request reads the
+ * user afresh (a removed user is signed out).
  */
-export function sessionSerializers<U extends LocalUser>(users: UserStore<U>, userIdOf: (user: unknown) => string | undefined) {
+export function sessionSerializers<U extends LocalUser>(users: UserStore<U>) {
   return {
     serializeUser(user: unknown, done: Done<string>): void {
-      const id = userIdOf(user);
-      if (id === undefined) done(new Error('The signed-in user has no id: set Passwordless__UserIdClaimType.'));
-      else done(null, id);
+      const id = (user as { id?: unknown } | null)?.id;
+      if ((typeof id !== 'string' && typeof id !== 'number') || id === '') done(new Error('The signed-in user has no id.'));
+      else done(null, String(id));
     },
     deserializeUser(id: unknown, done: Done<U | false>): void {
       if (typeof id !== 'string') {

@@ -16,6 +16,8 @@ export interface PasswordlessSettingsInput {
   apiUrl?: string;
   signInScheme?: string;
   userIdClaimType?: string;
+  /** The web origins the host's pages are served from, comma-separated; a token minted elsewhere is refused. */
+  origins?: string | string[];
   register?: {
     aliasHashing?: boolean | string;
     attestation?: string;
@@ -45,6 +47,8 @@ export interface PasswordlessSettings {
   readonly appId: string;
   readonly signInScheme: string;
   readonly userIdClaimType: string | undefined;
+  /** Where sign-in tokens may come from; undefined: the origin of each request as the host sees it. */
+  readonly origins: readonly string[] | undefined;
   readonly register: Readonly<RegisterSettings>;
 }
 
@@ -59,6 +63,7 @@ const SETTINGS = [
   'ApiUrl',
   'SignInScheme',
   'UserIdClaimType',
+  'Origins',
   'Register__AliasHashing',
   'Register__Attestation',
   'Register__AuthenticationType',
@@ -165,6 +170,30 @@ function expiration(found: Map<string, Given>): number {
   return seconds;
 }
 
+/** `https://host[:port]` values, comma-separated (or an array in the options), each a web origin and nothing more. */
+function origins(found: Map<string, Given>): string[] | undefined {
+  const given = found.get(lower('Origins'));
+  if (!given) return undefined;
+  const values = Array.isArray(given.value) ? given.value : typeof given.value === 'string' ? given.value.split(',') : undefined;
+  if (!values) throw new PasswordlessSettingsError(given.source, 'must be a comma-separated list of origins.');
+  const result: string[] = [];
+  for (const raw of values) {
+    const value = typeof raw === 'string' ? raw.trim() : '';
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      url = undefined;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== value.replace(/\/$/, '')) {
+      throw new PasswordlessSettingsError(given.source, `must list origins such as https://example.com (scheme, host and port only), not '${value.slice(0, 80)}'.`);
+    }
+    if (!result.includes(url.origin)) result.push(url.origin);
+  }
+  if (result.length === 0) throw new PasswordlessSettingsError(given.source, 'must name at least one origin.');
+  return result;
+}
+
 function optionalName(found: Map<string, Given>, setting: SettingName): string | undefined {
   const given = found.get(lower(setting));
   return given === undefined ? undefined : text(given) || undefined;
@@ -195,6 +224,7 @@ export function resolveSettings(options: PasswordlessSettingsInput = {}, env: No
     appId: secret.appId,
     signInScheme: optionalName(found, 'SignInScheme') ?? DEFAULT_SIGN_IN_SCHEME,
     userIdClaimType: optionalName(found, 'UserIdClaimType'),
+    origins: Object.freeze(origins(found)),
     register: Object.freeze(register),
   };
   Object.defineProperty(settings, 'apiSecret', { value: secret.value.trim(), enumerable: false });

@@ -78,7 +78,8 @@ function strategyOn(answer: () => Promise<VerifiedUser>, options: Partial<Passwo
   return { strategy: new PasswordlessStrategy({ client, ...options }, find), tokens };
 }
 
-const request = (body: unknown) => ({ body }) as Request;
+/** A request to https://example.com (the origin the stub tokens were made on), as Express would read it. */
+const request = (body: unknown, host = 'example.com') => ({ body, protocol: 'https', get: (name: string) => (name.toLowerCase() === 'host' ? host : undefined) }) as unknown as Request;
 
 /** The problem a failed outcome carries (fails the test for any other outcome). */
 function problemOf(outcome: Outcome) {
@@ -194,5 +195,45 @@ describe('PasswordlessStrategy', () => {
       throw broken;
     });
     expect(await run(strategy, request({ token: TOKEN }))).toEqual({ action: 'error', error: broken });
+  });
+
+  it('errors when the service answers something that is not its own problem (a wrong ApiUrl answering a 404 page)', async () => {
+    const notTheService = new PasswordlessApiError(problemBody('unexpected_response', 404, 'The service answered 404 without problem details.'));
+    const { strategy } = strategyOn(async () => Promise.reject(notTheService));
+    expect(await run(strategy, request({ token: TOKEN }))).toEqual({ action: 'error', error: notTheService });
+  });
+
+  it('fails with the problem a lookup throws, e.g. a sign-up that cannot complete', async () => {
+    const { HostProblem } = await import('./errorCodes');
+    const { strategy } = strategyOn(async () => verified('passkey_register'), {}, async () => {
+      throw new HostProblem('user_exists');
+    });
+    expect(problemOf(await run(strategy, request({ token: TOKEN })))).toMatchObject({ errorCode: 'user_exists', status: 409 });
+  });
+
+  describe('origin and purpose', () => {
+    it.each<[string, Partial<VerifiedUser>, Partial<PasswordlessStrategyOptions>, string]>([
+      ['made on a sibling origin under the same RP ID', { origin: 'https://usercontent.example.com' }, {}, 'origin'],
+      ['made on no origin at all', { origin: null }, {}, 'origin'],
+      ['made on the request origin where other origins are configured', {}, { expectedOrigins: () => ['https://app.example.com'] }, 'origin'],
+      ['for the step-up purpose', { purpose: 'step-up' }, {}, 'purpose'],
+      ['for a custom purpose', { purpose: 'weak-uv' }, {}, 'purpose'],
+    ])('refuses a sign-in token %s with token_not_accepted, and says so', async (_label, overrides, options, reason) => {
+      const refusals: unknown[] = [];
+      const { strategy } = strategyOn(async () => verified('passkey_signin', overrides), { ...options, onRefused: (refusal) => refusals.push(refusal) });
+      const problem = problemOf(await run(strategy, request({ token: TOKEN })));
+      expect(problem).toMatchObject({ errorCode: 'token_not_accepted', status: 401 });
+      expect(refusals).toEqual([expect.objectContaining({ reason, type: 'passkey_signin', origin: overrides.origin === undefined ? 'https://example.com' : overrides.origin })]);
+    });
+
+    it('accepts the purposes it is told to, and the origin the request came from behind its Host header', async () => {
+      const { strategy } = strategyOn(async () => verified('passkey_signin', { purpose: 'step-up', origin: 'https://shop.example.org' }), { purposes: ['sign-in', 'step-up'] });
+      expect(await run(strategy, request({ token: TOKEN }, 'shop.example.org'))).toMatchObject({ action: 'success' });
+    });
+
+    it('does not ask for an origin of tokens no browser ceremony made (magic links)', async () => {
+      const { strategy } = strategyOn(async () => verified('magic_link', { origin: null, purpose: null }), { alsoAccept: ['magic_link'] });
+      expect(await run(strategy, request({ token: TOKEN }))).toMatchObject({ action: 'success' });
+    });
   });
 });

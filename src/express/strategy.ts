@@ -1,26 +1,49 @@
 import type { Request } from 'express';
 import { Strategy as CustomStrategy } from 'passport-custom';
 import type { ProblemBody } from '../shared/problem';
-import { TOKEN_PREFIXES, type VerifyTokenType } from '../shared/tokens';
+import type { VerifyTokenType } from '../shared/tokens';
 import type { VerifiedUser } from './apiTypes';
 import type { PasswordlessClient } from './client';
-import { PasswordlessApiError } from './errors';
+import { isServiceRefusal } from './errors';
 import { HostProblem } from './errorCodes';
+import { expectedOriginsOf } from './requestOrigin';
+import { isVerifyTokenShaped } from './tokenShape';
 
-/** Finds the local user a verified token belongs to; a falsy answer fails the sign-in (401). */
+/**
+ * Finds the local user a verified token belongs to; a falsy answer fails the sign-in (401). It may
+ * throw a HostProblem to fail with that problem instead (e.g. a sign-up that cannot complete).
+ */
 export type AccountLookup<U> = (verified: VerifiedUser, req: Request) => Promise<U | null | undefined | false>;
+
+/** Why a verified token was not accepted, as the host's logger hears it (never the token itself). */
+export interface TokenRefusal {
+  reason: 'type' | 'purpose' | 'origin';
+  type: VerifyTokenType;
+  origin: string | null;
+  purpose: string | null;
+}
 
 export interface PasswordlessStrategyOptions {
   client: PasswordlessClient;
   /** The name passport knows the strategy by (`SignInScheme`). Default `Identity.Application`. */
   name?: string;
   /**
-   * Also accept `passkey_register` tokens, so that a sign-up ends signed in. Default true.
-   * `passkey_signin` is always accepted.
+   * The origins a browser-made token must have been made on (the host's own pages). A token made
+   * by script on another origin under the same RP ID (a sibling subdomain) is refused. Default:
+   * the origin of the request itself, as the host sees it.
+   */
+  expectedOrigins?: (req: Request) => readonly string[];
+  /** The purposes a sign-in token may carry. Default `['sign-in']`: a `step-up` or custom-purpose token does not sign in. */
+  purposes?: readonly string[];
+  /**
+   * Also accept `passkey_register` tokens, so that a sign-up ends signed in; `lookup` then decides
+   * (the middleware completes the session's pending sign-up). Default true.
    */
   signInAfterRegister?: boolean;
   /** Further token types to accept, e.g. `magic_link` for a host's own magic-link route. */
   alsoAccept?: VerifyTokenType[];
+  /** Hears of each token refused for its type, purpose or origin. */
+  onRefused?: (refusal: TokenRefusal, req: Request) => void;
 }
 
 /** What `fail` carries: the problem to answer with (its `status` included). */
@@ -35,22 +58,53 @@ export interface PasswordlessSuccessInfo {
 
 const failure = (problem: ProblemBody): PasswordlessFailure => ({ problem });
 
+/** Token types made by a passkey ceremony in a browser: they carry the origin it ran on. */
+const CEREMONY_TYPES = new Set<VerifyTokenType>(['passkey_signin', 'passkey_register']);
+/** Token types that carry the purpose of the sign-in they prove. */
+const PURPOSED_TYPES = new Set<VerifyTokenType>(['passkey_signin', 'generated_signin']);
+
+const REFUSED: Record<TokenRefusal['reason'], (refusal: TokenRefusal) => string> = {
+  type: (r) => `A ${r.type} token cannot be used to sign in here.`,
+  purpose: (r) => `A token for the purpose '${String(r.purpose).slice(0, 64)}' cannot be used to sign in here.`,
+  origin: (r) => `The token was made on ${r.origin === null ? 'no origin' : `'${r.origin.slice(0, 200)}'`}, which is not one of this site's origins.`,
+};
+
+interface Acceptance {
+  types: Set<VerifyTokenType>;
+  purposes: readonly string[];
+  expectedOrigins: (req: Request) => readonly string[];
+}
+
+function refusalOf(verified: VerifiedUser, req: Request, accept: Acceptance): TokenRefusal | undefined {
+  const refuse = (reason: TokenRefusal['reason']): TokenRefusal => ({ reason, type: verified.type, origin: verified.origin, purpose: verified.purpose });
+  if (!accept.types.has(verified.type)) return refuse('type');
+  if (PURPOSED_TYPES.has(verified.type) && !accept.purposes.includes(verified.purpose ?? 'sign-in')) return refuse('purpose');
+  if (CEREMONY_TYPES.has(verified.type) && (verified.origin === null || !accept.expectedOrigins(req).includes(verified.origin))) return refuse('origin');
+  return undefined;
+}
+
 /**
  * A Passport strategy for passkey sign-in through the service: it reads `token` from the body,
- * verifies it with `/signin/verify`, requires `success` and an accepted token type, and leaves
- * finding the local user to `lookup`, as passport strategies do. Outcomes:
+ * checks its shape, verifies it with `/signin/verify`, requires `success`, an accepted type and
+ * purpose and one of the host's origins, and leaves finding the local user to `lookup`, as
+ * passport strategies do. Outcomes:
  * - success(user, {verified});
- * - fail({problem}) for anything the caller got wrong: no token, a refused token (the service's own
- *   problem, e.g. `expired_token`), a token type not accepted, an unknown user;
- * - error(err) when the service could not be asked (unreachable, or it refused our credentials).
+ * - fail({problem}) for anything the caller got wrong: no token, a malformed or refused token (the
+ *   service's own problem, e.g. `expired_token`), a token not accepted here, an unknown user;
+ * - error(err) when the service could not be asked (unreachable, it refused our credentials, or
+ *   it answered something that is not the service's own problem).
  * Used by `passwordless()`'s login route, and with `passport.authenticate(name)` in a host's own
  * route (where passport answers every failure with 401).
  */
 export class PasswordlessStrategy<U = unknown> extends CustomStrategy {
   constructor(options: PasswordlessStrategyOptions, lookup: AccountLookup<U>) {
-    const accepted = new Set<VerifyTokenType>(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const]), ...(options.alsoAccept ?? [])]);
+    const accept: Acceptance = {
+      types: new Set<VerifyTokenType>(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const]), ...(options.alsoAccept ?? [])]),
+      purposes: options.purposes ?? ['sign-in'],
+      expectedOrigins: options.expectedOrigins ?? expectedOriginsOf(undefined),
+    };
     super((req, done) => {
-      signIn(options.client, accepted, lookup, req).then(
+      signIn(options, accept, lookup, req).then(
         (outcome) => ('user' in outcome ? done(null, outcome.user, outcome.info) : done(null, false, outcome.failure)),
         (error: unknown) => done(error),
       );
@@ -62,24 +116,31 @@ export class PasswordlessStrategy<U = unknown> extends CustomStrategy {
 
 type Outcome<U> = { user: U; info: PasswordlessSuccessInfo } | { failure: PasswordlessFailure };
 
-async function signIn<U>(client: PasswordlessClient, accepted: Set<VerifyTokenType>, lookup: AccountLookup<U>, req: Request): Promise<Outcome<U>> {
+async function signIn<U>(options: PasswordlessStrategyOptions, accept: Acceptance, lookup: AccountLookup<U>, req: Request): Promise<Outcome<U>> {
   const token = (req.body as { token?: unknown } | undefined)?.token;
   if (typeof token !== 'string' || token.trim() === '') return { failure: failure(new HostProblem('missing_token').problem) };
-  // Checked here so that a registration token pasted by mistake costs no round trip.
-  if (!token.startsWith(TOKEN_PREFIXES.verify)) return { failure: failure(new HostProblem('invalid_token').problem) };
+  // Checked here so that a registration token pasted by mistake, or junk, costs no round trip.
+  if (!isVerifyTokenShaped(token)) return { failure: failure(new HostProblem('invalid_token').problem) };
   let verified: VerifiedUser;
   try {
-    verified = await client.verifyToken(token);
+    verified = await options.client.verifyToken(token);
   } catch (error) {
-    // A 4xx about the token is the caller's; a 401 means the service refused *our* ApiSecret.
-    if (error instanceof PasswordlessApiError && error.status >= 400 && error.status < 500 && error.status !== 401) return { failure: failure(error.problem) };
+    if (isServiceRefusal(error)) return { failure: failure(error.problem) };
     throw error;
   }
   if (verified.success !== true) return { failure: failure(new HostProblem('sign_in_failed').problem) };
-  if (!accepted.has(verified.type)) {
-    return { failure: failure(new HostProblem('token_not_accepted', `A ${verified.type} token cannot be used to sign in here.`).problem) };
+  const refusal = refusalOf(verified, req, accept);
+  if (refusal) {
+    options.onRefused?.(refusal, req);
+    return { failure: failure(new HostProblem('token_not_accepted', REFUSED[refusal.reason](refusal)).problem) };
   }
-  const user = await lookup(verified, req);
+  let user: U | null | undefined | false;
+  try {
+    user = await lookup(verified, req);
+  } catch (error) {
+    if (error instanceof HostProblem) return { failure: failure(error.problem) };
+    throw error;
+  }
   if (!user) return { failure: failure(new HostProblem('unknown_user').problem) };
   return { user, info: { verified } };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 /** What the middleware needs to know of a local user. Hosts may keep more. */
 export interface LocalUser {
-  /** The user's id in the host; also the service's userId (at most 64 bytes, no personal data). */
+  /** The user's id in the host; also the service's userId unless UserIdClaimType names another property. */
   id: string;
   email: string;
   username: string;
@@ -10,6 +10,12 @@ export interface LocalUser {
 }
 
 export interface NewUser {
+  /**
+   * The user's id at the passkey service (the WebAuthn user handle), chosen by the middleware (a
+   * random UUID) before the user's first passkey was made. Keep it as the user's `id`, or, with
+   * `UserIdClaimType` set to another property, under that property.
+   */
+  userId: string;
   email: string;
   username: string;
   displayName: string;
@@ -17,12 +23,17 @@ export interface NewUser {
 
 /**
  * The host's users, as the middleware uses them. `create` throws {@link UserExistsError} when the
- * email address is taken; `findById` answers undefined (or null) for an unknown id.
+ * email address is taken; the finders answer undefined (or null) for an unknown user.
  */
 export interface UserStore<U extends LocalUser = LocalUser> {
   create(user: NewUser): Promise<U>;
   findById(id: string): Promise<U | undefined | null>;
   remove(id: string): Promise<void>;
+  /**
+   * The user whose service userId (the property `UserIdClaimType` names) is `userId`. Required
+   * when `UserIdClaimType` names a property other than `id`: sign-in then finds users by it.
+   */
+  findByUserId?(userId: string): Promise<U | undefined | null>;
 }
 
 /** Thrown by a store's `create` for an email address another user already has. */
@@ -33,14 +44,14 @@ export class UserExistsError extends Error {
   }
 }
 
-/** A store in memory, for tests and demos: ids are random UUIDs, email addresses unique in any case. */
+/** A store in memory, for tests and demos: a user's id is the service userId; email addresses unique in any case. */
 export class InMemoryUserStore implements UserStore {
   readonly #users = new Map<string, LocalUser>();
 
   async create(user: NewUser): Promise<LocalUser> {
     const email = user.email.toLowerCase();
     for (const existing of this.#users.values()) if (existing.email.toLowerCase() === email) throw new UserExistsError();
-    const created = { id: randomUUID(), ...user };
+    const created = { id: user.userId || randomUUID(), email: user.email, username: user.username, displayName: user.displayName };
     this.#users.set(created.id, created);
     return { ...created };
   }

@@ -4,7 +4,7 @@
  * the page's own controls.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, CDPSession, Page } from 'playwright-core';
@@ -107,12 +107,25 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     expect(client).toBe(200);
   });
 
-  it('signs up with a passkey and is signed in (seen on /api/me)', async () => {
+  /** The sign-up link the example's service mailed to `to` (its MAIL_FILE, no SMTP configured). */
+  function mailedLink(to: string): string {
+    const mail = readFileSync(join(dataDir, 'mail.md'), 'utf8');
+    const link = /https?:\/\/[^\s)>"]+passwordless-verify-email[^\s)>"]+/.exec(mail.slice(mail.lastIndexOf(to)))?.[0];
+    if (!link) throw new Error(`no sign-up link for ${to} in the example's mail`);
+    return link.replace(/&amp;/g, '&');
+  }
+
+  it('signs up: the page asks to check the mail, the mailed link makes the passkey and signs in (seen on /api/me)', async () => {
     await byTest('email').fill(email);
     await byTest('username').fill('ada');
     await byTest('displayName').fill('Ada Lovelace');
     await byTest('register').click();
+    await page.waitForFunction(() => document.querySelector('[data-test="status"]')?.textContent?.startsWith('Check your mail'), undefined, { timeout: STEP_TIMEOUT_MS });
+    // Nothing exists until the link is opened: the page is still signed out.
+    expect(await api('/api/me')).toMatchObject({ status: 401 });
+    await page.goto(mailedLink(email));
     await expectSignedIn();
+    expect(new URL(page.url()).hash).toBe('');
     await page.waitForFunction(() => document.querySelectorAll('[data-test="passkey"]').length === 1, undefined, { timeout: STEP_TIMEOUT_MS });
   });
 

@@ -3,8 +3,9 @@
  * driven through its JSON routes without a browser: the software authenticator plays the
  * browser's part of each ceremony against a real service process, as the browser client would.
  */
+import { readFileSync } from 'node:fs';
 import supertest from 'supertest';
-import { finishRegistration, signIn } from '../support/ceremonies';
+import { finishRegistration, ORIGIN, signIn } from '../support/ceremonies';
 import { startExampleHost, type ExampleHost } from '../support/exampleHost';
 import { expectProblem } from '../support/http';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
@@ -17,9 +18,10 @@ let app: TestApp;
 let host: ExampleHost;
 
 beforeAll(async () => {
-  service = await startServiceProcess();
+  service = await startServiceProcess({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' });
   app = await service.createApp();
-  host = await startExampleHost(service.url, app);
+  // The software authenticator makes its passkeys on ORIGIN: the host's pages are served there.
+  host = await startExampleHost(service.url, app, { Passwordless__Origins: ORIGIN });
 });
 afterAll(async () => {
   await host?.stop();
@@ -29,11 +31,29 @@ afterAll(async () => {
 let counter = 0;
 const newEmail = () => `ada${++counter}-${Date.now()}@example.com`;
 
-/** `POST /passwordless-register` on the host, then the passkey ceremony at the service with its token. */
+/** The path and query of the last sign-up link the service mailed to `email` (MAIL_FILE, no SMTP). */
+function mailedLink(email: string): string {
+  const mail = readFileSync(service.mailFile, 'utf8');
+  const link = /https?:\/\/[^\s)>"]+passwordless-verify-email[^\s)>"]+/.exec(mail.slice(mail.lastIndexOf(email)))?.[0];
+  if (!link) throw new Error(`no sign-up link for ${email} in ${service.mailFile}`);
+  const url = new URL(link.replace(/&amp;/g, '&'));
+  return url.pathname + url.search;
+}
+
+/**
+ * The example's sign-up: `POST /passwordless-register` mails a link; the link (opened in `agent`)
+ * hands the page its values; the page posts them and gets a registration token; the passkey
+ * ceremony at the service. Nothing is signed in yet.
+ */
 async function signUp(agent: ReturnType<typeof supertest.agent>, email = newEmail()) {
   const res = await agent.post('/passwordless-register').send({ email, username: 'ada', displayName: 'Ada Lovelace' });
-  expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { token: expect.stringMatching(/^register_/) } });
-  const registration = await finishRegistration(service, app, res.body.token, { nickname: 'Laptop' });
+  expect({ status: res.status, body: res.body }).toEqual({ status: 202, body: { verificationSent: true } });
+  const opened = await agent.get(mailedLink(email));
+  expect(opened.status).toBe(303);
+  const fragment = new URLSearchParams(new URL(opened.headers.location, host.url).hash.slice(1));
+  const verified = await agent.post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token') });
+  expect({ status: verified.status, body: verified.body }).toEqual({ status: 200, body: { token: expect.stringMatching(/^register_/), email } });
+  const registration = await finishRegistration(service, app, verified.body.token, { nickname: 'Laptop' });
   expect(registration.complete.status).toBe(200);
   return { email, credential: registration.credential, verifyToken: registration.complete.body.token as string };
 }
@@ -44,11 +64,15 @@ function sessionCookie(res: supertest.Response): string | undefined {
 }
 
 describe('the example host app', () => {
-  it('signs up: answers a registration token the passkey ceremony completes with, and keeps the user (the email is taken)', async () => {
+  it('signs up by email: the mailed link starts the passkey ceremony; the user exists once it signs in, and the address is then taken', async () => {
     const agent = supertest.agent(host.url);
     const { email, verifyToken } = await signUp(agent);
     expect(verifyToken).toMatch(/^verify_/);
-    expectProblem(await agent.post('/passwordless-register').send({ email, username: 'again' }), 409, 'user_exists');
+    expect((await agent.post('/passwordless-login').send({ token: verifyToken })).status).toBe(200);
+    // A second sign-up with the address goes as far as its passkey, then finds the address taken.
+    const again = supertest.agent(host.url);
+    const second = await signUp(again, email);
+    expectProblem(await again.post('/passwordless-login').send({ token: second.verifyToken }), 409, 'user_exists');
   });
 
   it('signs in with the verify token of the sign-up: a session cookie, then /api/me answers the user and /api/passkeys lists the passkey', async () => {
@@ -81,7 +105,9 @@ describe('the example host app', () => {
   });
 
   it('signs the same user in again with the passkey, in a new session', async () => {
-    const { email, credential } = await signUp(supertest.agent(host.url));
+    const first = supertest.agent(host.url);
+    const { email, credential, verifyToken } = await signUp(first);
+    expect((await first.post('/passwordless-login').send({ token: verifyToken })).status).toBe(200);
     const signin = await signIn(service, app, credential);
     expect(signin.complete.status).toBe(200);
 

@@ -25,6 +25,7 @@ describe('middleware settings: defaults', () => {
       appId: 'shop',
       signInScheme: 'Identity.Application',
       userIdClaimType: undefined,
+      origins: undefined,
       register: { aliasHashing: true, attestation: 'none', authenticatorType: 'any', expirationSeconds: 120, discoverable: true, userVerification: 'preferred' },
     });
     expect(settings.apiSecret).toBe(SECRET);
@@ -34,6 +35,21 @@ describe('middleware settings: defaults', () => {
     const settings = resolveSettings({}, keys);
     expect(JSON.stringify(settings)).not.toContain(SECRET);
     expect(inspect(settings, { depth: 5 })).not.toContain(SECRET);
+  });
+});
+
+describe('middleware settings: Origins', () => {
+  it('reads a comma-separated list of web origins, or an array option, normalised and without repeats', () => {
+    expect(resolveSettings({}, { ...keys, Passwordless__Origins: 'https://shop.example.com, https://www.shop.example.com:8443/,https://shop.example.com' }).origins).toEqual([
+      'https://shop.example.com',
+      'https://www.shop.example.com:8443',
+    ]);
+    expect(resolveSettings({ origins: ['http://localhost:3000'] }, keys).origins).toEqual(['http://localhost:3000']);
+  });
+
+  it.each(['shop.example.com', 'https://shop.example.com/login', 'ftp://shop.example.com', 'https://shop.example.com?x=1', ','])('refuses %p, naming the setting', (value) => {
+    const error = failure({}, { ...keys, Passwordless__Origins: value });
+    expect(error.key).toBe('Passwordless__Origins');
   });
 });
 

@@ -21,11 +21,11 @@ const LISTENING = /^listening (http:\/\/127\.0\.0\.1:\d+)\n/m;
  * load) in a child process, on a fresh data directory and a port the system picks, talking to the
  * service at `serviceUrl` with `app`'s keys. Resolves once it has said where it listens.
  */
-export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'apiKey' | 'apiSecret'>): Promise<ExampleHost> {
+export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'apiKey' | 'apiSecret'>, env: Record<string, string> = {}): Promise<ExampleHost> {
   ensureBuilt(); // the host loads the middleware as a user does: passwordless-selfhost/express, from dist/
   const dataDir = mkdtempSync(join(tmpdir(), 'pwl-example-host-'));
   const child = spawn(process.execPath, [join(__dirname, 'exampleHostServer.mjs')], {
-    env: childEnv({ Passwordless__ApiUrl: serviceUrl, Passwordless__ApiKey: app.apiKey, Passwordless__ApiSecret: app.apiSecret, EXAMPLE_DATA_DIR: dataDir }),
+    env: childEnv({ Passwordless__ApiUrl: serviceUrl, Passwordless__ApiKey: app.apiKey, Passwordless__ApiSecret: app.apiSecret, EXAMPLE_DATA_DIR: dataDir, ...env }),
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

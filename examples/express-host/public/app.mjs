@@ -63,10 +63,20 @@ function on(name, action) {
 
 on('register', async () => {
   const email = $('email').value.trim().toLowerCase();
-  const { token } = await post('/passwordless-register', { email, username: $('username').value.trim() || email, displayName: $('displayName').value.trim() });
+  await post('/passwordless-register', { email, username: $('username').value.trim() || email, displayName: $('displayName').value.trim() });
+  status(`Check your mail: we sent a link to ${email} to finish signing up.`);
+});
+
+/** The sign-up link lands here with its values in the fragment: verify, then make the passkey. */
+async function finishSignUp() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const signup = fragment.get('passwordless-signup');
+  if (!signup) return;
+  history.replaceState(null, '', location.pathname);
+  const { token, email } = await post('/passwordless-verify-email', { signup, token: fragment.get('token') });
   status('Creating your passkey…');
   await signInWith(tokenOf(await passkeys.register(token, email)));
-});
+}
 on('login', async () => signInWith(tokenOf(await passkeys.signinWithDiscoverable())));
 on('login-alias', async () => signInWith(tokenOf(await passkeys.signinWithAlias($('email').value.trim().toLowerCase()))));
 on('add-passkey', async () => {
@@ -82,3 +92,4 @@ on('logout', async () => {
 });
 
 await refresh();
+finishSignUp().catch((error) => status(error.message));

@@ -1,8 +1,16 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Strategy } from 'passport';
 import type { PasswordlessClient } from '../client';
 import type { PasswordlessSettings } from '../settings';
 import type { LocalUser, UserStore } from '../userStore';
+
+/** Sign-up by email first: what `verifyEmail` sets. */
+export interface EmailVerification {
+  /** How long the mailed link works, in seconds. */
+  linkLifetimeSeconds: number;
+  /** The host page the link lands on (the token travels in its fragment). */
+  page: string;
+}
 
 /** What every route of the middleware works with, built once by `passwordless()`. */
 export interface RouteContext<U extends LocalUser> {
@@ -12,16 +20,27 @@ export interface RouteContext<U extends LocalUser> {
   passport: PassportLike;
   /** Add the email address to the aliases a new user registers with (so it signs in by email). */
   emailAsAlias: boolean;
+  /** Accept `aliases` from the visitor at sign-up (else only the email address becomes one). */
+  allowVisitorAliases: boolean;
+  /** Sign-up mails a verification link first; undefined: the passkey ceremony starts at once. */
+  verifyEmail: EmailVerification | undefined;
+  /** The path of the route the verification link opens. */
+  verifyEmailPath: string;
+  /** The host's own origins for this request (`Passwordless__Origins`, else its own). */
+  expectedOrigins(req: Request): readonly string[];
   sessionCookieName: string;
   publicApiUrl: string;
   publicUser(user: U): Record<string, unknown>;
   userIdOf(user: unknown): string | undefined;
+  /** The local user whose service userId this is (by `UserIdClaimType`). */
+  findUser(userId: string): Promise<U | null | undefined>;
   logger: HostLogger;
 }
 
-/** pino-compatible: `logger.error({...}, 'message')`. */
+/** pino-compatible: `logger.error({...}, 'message')`; `warn` is used where given. */
 export interface HostLogger {
   error(details: Record<string, unknown>, message: string): void;
+  warn?(details: Record<string, unknown>, message: string): void;
 }
 
 /** The parts of a passport instance (the module's default, or `new Passport()`) the middleware uses. */

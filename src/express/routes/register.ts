@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../shared/vocabulary';
 import { HostProblem } from '../errorCodes';
 import { asyncHandler, parseBody, sendJson } from '../http';
+import { holdSignUp } from '../pendingSignUp';
 import { registerRequest } from '../registerRequest';
-import { UserExistsError, type LocalUser } from '../userStore';
+import { requestOrigin } from '../requestOrigin';
+import { signSignUpClaim } from '../signUpLink';
+import type { LocalUser } from '../userStore';
 import type { RouteContext } from './context';
 
-
-const signUpSchema = z.object({
+/** What a visitor signs up with; the email address is normalised as it is stored and mailed. */
+export const signUpSchema = z.object({
   email: z
     .string({ message: 'must be a string' })
     .trim()
@@ -22,44 +26,52 @@ const signUpSchema = z.object({
     .nullish(),
 });
 
+function visitorAliases<U extends LocalUser>(ctx: RouteContext<U>, email: string, given: string[] | null | undefined): string[] {
+  if (!given || given.length === 0) return [];
+  // Aliases sign in to the account: a visitor could name another person's address.
+  if (!ctx.allowVisitorAliases) {
+    throw new HostProblem('validation_failed', 'This site does not accept aliases at sign-up.', { errors: { aliases: ['The aliases field is not accepted here.'] } });
+  }
+  const all = [...new Set([...(ctx.emailAsAlias ? [email] : []), ...given])];
+  if (all.length > MAX_ALIASES) {
+    throw new HostProblem('validation_failed', `At most ${MAX_ALIASES} aliases, the email address included.`, {
+      errors: { aliases: [`The aliases field must contain at most ${MAX_ALIASES - (ctx.emailAsAlias ? 1 : 0)} aliases besides the email address.`] },
+    });
+  }
+  return given;
+}
+
 /**
- * `POST /passwordless-register {email, username, displayName, aliases}`: creates the local user,
- * then asks the service for a registration token for it. If the service refuses (or cannot be
- * reached), the user is removed again, so no half-created account is left behind.
+ * `POST /passwordless-register {email, username, displayName}`: starts a sign-up. Nothing is
+ * written to the user store: the sign-up is pending (in the session) until its passkey exists and
+ * its token comes back at login. With `verifyEmail`, it first mails a link (202, the same answer
+ * for any address); otherwise it answers `{token}`, a registration token for a random userId.
  */
 export function registerRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
     const input = parseBody(signUpSchema, req.body);
-    const aliases = [...new Set([...(ctx.emailAsAlias ? [input.email] : []), ...(input.aliases ?? [])])];
-    if (aliases.length > MAX_ALIASES) {
-      throw new HostProblem('validation_failed', `At most ${MAX_ALIASES} aliases, the email address included.`, {
-        errors: { aliases: [`The aliases field must contain at most ${MAX_ALIASES - (ctx.emailAsAlias ? 1 : 0)} aliases besides the email address.`] },
-      });
-    }
+    const aliases = visitorAliases(ctx, input.email, input.aliases);
     const displayName = input.displayName || input.username;
-    let user: U;
-    try {
-      user = await ctx.users.create({ email: input.email, username: input.username, displayName });
-    } catch (error) {
-      if (error instanceof UserExistsError) throw new HostProblem('user_exists');
-      throw error;
+    const userId = randomUUID();
+    if (ctx.verifyEmail) {
+      const { linkLifetimeSeconds } = ctx.verifyEmail;
+      const signUp = signSignUpClaim(
+        { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: Date.now() + linkLifetimeSeconds * 1000 },
+        ctx.settings.apiSecret,
+      );
+      const origin = ctx.expectedOrigins(req)[0] ?? requestOrigin(req);
+      if (origin === undefined) throw new HostProblem('validation_failed', 'The request has no Host header to build the verification link from.');
+      await ctx.client.sendMagicLink({
+        emailAddress: input.email,
+        urlTemplate: `${origin}${ctx.verifyEmailPath}?signup=${signUp}&token=$TOKEN`,
+        userId,
+        timeToLive: linkLifetimeSeconds,
+      });
+      sendJson(res, 202, { verificationSent: true });
+      return;
     }
-    const userId = ctx.userIdOf(user);
-    try {
-      if (userId === undefined) throw new Error('The user store created a user without an id.');
-      const { token } = await ctx.client.createRegisterToken(registerRequest(ctx.settings.register, { userId, username: input.username, displayName, aliases }));
-      sendJson(res, 200, { token });
-    } catch (error) {
-      await removeQuietly(ctx, user, error);
-      throw error;
-    }
+    holdSignUp(req, { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: Date.now() + ctx.settings.register.expirationSeconds * 1000 });
+    const { token } = await ctx.client.createRegisterToken(registerRequest(ctx.settings.register, { userId, username: input.username, displayName, aliases: [] }));
+    sendJson(res, 200, { token });
   });
-}
-
-async function removeQuietly<U extends LocalUser>(ctx: RouteContext<U>, user: U, cause: unknown): Promise<void> {
-  try {
-    await ctx.users.remove(user.id);
-  } catch (removal) {
-    ctx.logger.error({ err: removal, cause: (cause as Error)?.message, userId: user.id }, 'passwordless: could not remove a user whose registration failed');
-  }
 }

@@ -1,0 +1,48 @@
+import type { Request } from 'express';
+
+/**
+ * A sign-up whose passkey does not exist yet. It lives in the visitor's session only: nothing is
+ * written to the user store until its `passkey_register` token comes back at login, so an
+ * abandoned or squatted sign-up leaves no user behind, and an email address is only claimed by
+ * whoever completes a passkey ceremony for it.
+ */
+export interface PendingSignUp {
+  /** The userId the service registers the passkey under (a random UUID), the user's id once created. */
+  userId: string;
+  email: string;
+  username: string;
+  displayName: string;
+  /** Aliases the visitor asked for, kept only when the host allows visitor aliases. */
+  aliases: string[];
+  /** Epoch ms; after it the sign-up is gone (`Register__Expiration`). */
+  expiresAt: number;
+}
+
+const KEY = 'passwordlessPendingSignUp';
+
+interface SessionWithSignUp {
+  [KEY]?: PendingSignUp;
+}
+
+function sessionOf(req: Request): SessionWithSignUp | undefined {
+  return (req as Request & { session?: SessionWithSignUp }).session;
+}
+
+/** Keeps `signUp` as the session's one pending sign-up (a newer one replaces an older). */
+export function holdSignUp(req: Request, signUp: PendingSignUp): void {
+  const session = sessionOf(req);
+  if (!session) throw new Error('express-session must be mounted before the passwordless routes.');
+  session[KEY] = signUp;
+}
+
+/** The session's pending sign-up for `userId`, if it has one that has not expired. */
+export function pendingSignUpFor(req: Request, userId: string, now = Date.now()): PendingSignUp | undefined {
+  const signUp = sessionOf(req)?.[KEY];
+  return signUp && signUp.userId === userId && signUp.expiresAt > now ? signUp : undefined;
+}
+
+/** Forgets the session's pending sign-up (completed, or refused for good). */
+export function dropSignUp(req: Request): void {
+  const session = sessionOf(req);
+  if (session) delete session[KEY];
+}
