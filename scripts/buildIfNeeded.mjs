@@ -24,5 +24,5 @@ if (!existsSync(join(root, 'src', 'server', 'store', 'generated', 'sqlite', 'cli
   execFileSync(process.execPath, [join(root, 'scripts', 'generatePrisma.mjs')], { stdio: 'inherit' });
 }
 if (!existsSync(stamp) || sourcesChanged()) {
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
 }

@@ -63,6 +63,8 @@ export interface Credential {
   backupState: boolean;
   isBackupEligible: boolean;
   isDiscoverable: boolean | null;
+  /** The authenticator's or passkey provider's name, from its AAGUID (an extension of this service); null when unknown. */
+  authenticatorName?: string | null;
 }
 
 /** One element of `/alias/list`. `alias` is the stored hash; `plaintext` only when stored unhashed. */
@@ -86,6 +88,8 @@ export interface GenerateTokenOptions {
   userId: string;
   /** Seconds, default 120. */
   timeToLive?: number;
+  /** What the token proves, as a verify result's `purpose`; default `sign-in`. */
+  purpose?: string;
 }
 
 /** `POST /magic-links/send`. */

@@ -127,6 +127,11 @@ export class PasswordlessClient {
     await this.#call('POST', 'credentials/delete', { credentialId });
   }
 
+  /** Renames a passkey (its nickname); an id the app does not have is a 404 (an extension of this service). */
+  async updateCredential(options: { credentialId: string; nickname: string }): Promise<void> {
+    await this.#call('POST', 'credentials/update', options);
+  }
+
   async listUsers(): Promise<UserSummary[]> {
     return listOf(await this.#call('GET', 'users/list'));
   }

@@ -10,11 +10,14 @@ const HOST_ERRORS = {
   invalid_link: { status: 400, title: 'This link is not valid, or it has expired.' },
   invalid_token: { status: 400, title: "The token is not a sign-in result: it should start with 'verify_'." },
   not_signed_in: { status: 401, title: 'You must be signed in to do this.' },
+  step_up_required: { status: 401, title: 'Confirm it is you with a passkey first.' },
   unknown_user: { status: 401, title: 'The passkey is valid, but it belongs to no user of this site.' },
   token_not_accepted: { status: 401, title: 'This token cannot be used to sign in here.' },
   sign_in_failed: { status: 401, title: 'The sign-in could not be completed.' },
   cross_site_request: { status: 403, title: 'Cross-site requests are not accepted here.' },
   user_exists: { status: 409, title: 'A user with this email address already exists.' },
+  last_passkey: { status: 409, title: 'This is your last passkey: add another one before you delete it.' },
+  unknown_passkey: { status: 404, title: 'You have no passkey with this id.' },
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   payload_too_large: { status: 413, title: 'The request body is too large.' },
   unsupported_media_type: { status: 415, title: 'The request body must be JSON (Content-Type: application/json).' },
@@ -29,9 +32,14 @@ export type HostErrorCode = keyof typeof HOST_ERRORS;
 export class HostProblem extends Error {
   readonly problem: ProblemBody;
 
-  constructor(code: HostErrorCode, detail?: string, extras?: Record<string, unknown>) {
-    super(HOST_ERRORS[code].title);
+  constructor(code: HostErrorCode, detail?: string, extras?: Record<string, unknown>);
+  /** A problem to answer as it is, e.g. the service's own passed through. */
+  constructor(problem: ProblemBody);
+  constructor(codeOrProblem: HostErrorCode | ProblemBody, detail?: string, extras?: Record<string, unknown>) {
+    const problem =
+      typeof codeOrProblem === 'string' ? problemBody(codeOrProblem, HOST_ERRORS[codeOrProblem].status, HOST_ERRORS[codeOrProblem].title, detail, extras) : codeOrProblem;
+    super(problem.title);
     this.name = 'HostProblem';
-    this.problem = problemBody(code, HOST_ERRORS[code].status, HOST_ERRORS[code].title, detail, extras);
+    this.problem = problem;
   }
 }

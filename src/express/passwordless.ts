@@ -1,25 +1,31 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import defaultPassport from 'passport';
+import { browserModuleRoutes } from './browserModule';
 import { PasswordlessClient } from './client';
 import { HostProblem } from './errorCodes';
-import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
+import { PasswordlessApiError, PasswordlessSettingsError, PasswordlessUnreachableError } from './errors';
+import { linkOption, originsOption, secondsOption, userFinder, userIdReader } from './hostOptions';
 import { problemOf, sendProblem } from './http';
 import { expectedOriginsOf } from './requestOrigin';
 import { refuseOtherSites, requireJsonRequest } from './requestGuards';
 import { addCredentialRoute } from './routes/addCredential';
 import { configRoute } from './routes/config';
-import type { EmailVerification, HostLogger, PassportLike, RouteContext } from './routes/context';
+import type { HostLogger, PassportLike, RouteContext } from './routes/context';
 import { loginRoute } from './routes/login';
 import { logoutRoute } from './routes/logout';
+import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './routes/passkeys';
+import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
+import { stepUpRoute } from './routes/stepUp';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
+import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
 import { resolveSettings, type PasswordlessSettings, type PasswordlessSettingsInput } from './settings';
 import { completeSignUp } from './signUpCompletion';
-import { PasswordlessStrategy } from './strategy';
+import { stepUpGuard, type StepUpOptions } from './stepUp';
+import { PasswordlessStrategy, type TokenAcceptance } from './strategy';
 import { DEFAULT_THROTTLE, mailThrottle, throttles, type ThrottleGroup, type ThrottleSettings } from './throttle';
 import type { LocalUser, UserStore } from './userStore';
-import { PasswordlessSettingsError } from './errors';
 
 export interface PasswordlessPaths {
   register: string | null;
@@ -28,6 +34,15 @@ export interface PasswordlessPaths {
   logout: string | null;
   /** Only mounted with `verifyEmail`: the route the verification link opens (GET) and the page posts to. */
   verifyEmail: string | null;
+  /** The signed-in user's passkeys (GET). */
+  passkeys: string | null;
+  renamePasskey: string | null;
+  /** Behind a step-up. */
+  deletePasskey: string | null;
+  stepUp: string | null;
+  /** Only mounted with `recovery`: the request (POST) and the link's route (GET). */
+  recover: string | null;
+  confirmRecovery: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
 }
@@ -38,6 +53,12 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   addCredential: '/passwordless-add-credential',
   logout: '/passwordless-logout',
   verifyEmail: '/passwordless-verify-email',
+  passkeys: '/passwordless-passkeys',
+  renamePasskey: '/passwordless-passkeys/rename',
+  deletePasskey: '/passwordless-passkeys/delete',
+  stepUp: '/passwordless-step-up',
+  recover: '/passwordless-recover',
+  confirmRecovery: '/passwordless-recover/confirm',
   config: '/passwordless-config',
 };
 
@@ -77,6 +98,28 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   throttle?: Partial<ThrottleSettings> | false;
   /** Accept posts from other origins of the same site (`Sec-Fetch-Site: same-site`). Default false. */
   allowSameSite?: boolean;
+  /**
+   * Account recovery by email: `POST /passwordless-recover {email}` mails a link that signs in once.
+   * Needs the store's `findByEmail`, and magic links and generated tokens allowed for the app at the
+   * service. `true`, or the link's lifetime in seconds (default 900) and the host page it lands on,
+   * which shows the confirm button (default `/`). Default false.
+   */
+  recovery?: boolean | { linkLifetimeSeconds?: number; page?: string };
+  /** Let a user delete their last passkey (they could then sign in again only through recovery). Default false. */
+  allowDeletingLastPasskey?: boolean;
+  /** How recent a step-up must be to delete a passkey, in seconds. Default 300. */
+  stepUpMaxAge?: number;
+  /** Serve `/.well-known/passkey-endpoints` pointing at these host pages (W3C Passkey Endpoints). */
+  passkeyEndpoints?: PasskeyEndpoints;
+  /** Serve `/.well-known/webauthn` with these origins (Related Origin Requests: other sites that share this RP ID). */
+  relatedOrigins?: string[];
+  /**
+   * Serve the browser module (`passwordless-selfhost/browser`) and the published client, so that a
+   * host needs no bundler: `true` mounts them under `/passwordless-browser/`, a string elsewhere.
+   */
+  serveBrowserModule?: boolean | string;
+  /** The browser module restarts an autofill request this often, before its challenge expires (the service's ceremony timeout is 60 s). Default 50. */
+  autofillRestartSeconds?: number;
   /** Install passport.serializeUser/deserializeUser through `users`. Default true. */
   manageSessions?: boolean;
   /** express-session's cookie name, cleared at logout. Default `connect.sid`. */
@@ -99,6 +142,12 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   /** Lets signed-in requests through; answers others with a 401 problem. */
   requireUser: RequestHandler;
   /**
+   * A guard for the host's sensitive routes: only a user who stepped up for `purpose` (default
+   * `step-up`) in this session within `maxAge` seconds (default 300) passes; others get 401
+   * `step_up_required`, naming the purpose.
+   */
+  requireStepUp(options?: StepUpOptions): RequestHandler;
+  /**
    * An error handler for the host's own routes that call `client`: the service's errors become
    * problem answers as in the middleware's routes; any other error goes on to the host's handlers.
    */
@@ -107,41 +156,8 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
 
-const DEFAULT_LINK_LIFETIME_SECONDS = 900;
-
-function emailVerification(option: PasswordlessOptions['verifyEmail']): EmailVerification | undefined {
-  if (!option) return undefined;
-  const given = option === true ? {} : option;
-  const linkLifetimeSeconds = given.linkLifetimeSeconds ?? DEFAULT_LINK_LIFETIME_SECONDS;
-  if (!Number.isInteger(linkLifetimeSeconds) || linkLifetimeSeconds < 60 || linkLifetimeSeconds > 86_400) {
-    throw new PasswordlessSettingsError('verifyEmail.linkLifetimeSeconds', 'must be a whole number of seconds from 60 to 86400.');
-  }
-  const page = given.page ?? '/';
-  if (!page.startsWith('/') || page.startsWith('//')) throw new PasswordlessSettingsError('verifyEmail.page', "must be a path on this site, such as '/signup'.");
-  return { linkLifetimeSeconds, page };
-}
-
-/** The user whose service userId this is: by `findById` when the userId is the user's id, else by `findByUserId`. */
-function userFinder<U extends LocalUser>(users: UserStore<U>, claim: string | undefined): (userId: string) => Promise<U | null | undefined> {
-  if (claim === undefined || claim === 'id') return (userId) => users.findById(userId);
-  const findByUserId = users.findByUserId?.bind(users);
-  if (!findByUserId) {
-    throw new PasswordlessSettingsError('Passwordless__UserIdClaimType', `names '${claim.slice(0, 64)}', not 'id': the user store must then implement findByUserId(userId), so that sign-in finds users by it.`);
-  }
-  return findByUserId;
-}
-
 function defaultPublicUser(user: LocalUser): Record<string, unknown> {
   return { id: user.id, email: user.email, username: user.username, displayName: user.displayName };
-}
-
-function userIdReader(claim: string | undefined): (user: unknown) => string | undefined {
-  return (user) => {
-    if (user === null || typeof user !== 'object') return undefined;
-    const record = user as Record<string, unknown>;
-    const value = claim !== undefined ? record[claim] : (record.id ?? record.sub);
-    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
-  };
 }
 
 function bodyParserProblem(error: unknown): HostProblem | undefined {
@@ -152,8 +168,8 @@ function bodyParserProblem(error: unknown): HostProblem | undefined {
 }
 
 /**
- * The Express middleware: passkey sign-up, sign-in, add-a-passkey and sign-out routes for a host
- * app, on its own session through Passport. Settings come from `options` or `Passwordless__*`
+ * The Express middleware: passkey sign-up, sign-in, passkey management, step-up, recovery and
+ * sign-out routes for a host app, on its own session through Passport. Settings come from `options` or `Passwordless__*`
  * environment keys and are checked here, at start-up. Mount after express-session,
  * `passport.initialize()` and `passport.session()`.
  */
@@ -168,17 +184,30 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const logger = options.logger ?? consoleLogger;
   const expectedOrigins = expectedOriginsOf(settings.origins);
   const emailAsAlias = options.emailAsAlias !== false;
-  const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger };
+  const paths = { ...DEFAULT_PATHS, ...options.paths };
+  const verifyEmail = linkOption(options.verifyEmail, 'verifyEmail');
+  const recoveryLink = linkOption(options.recovery, 'recovery');
+  if (recoveryLink && typeof users.findByEmail !== 'function') throw new PasswordlessSettingsError('recovery', 'needs a user store with findByEmail(email).');
+  const stepUpMaxAge = secondsOption(options.stepUpMaxAge, 'stepUpMaxAge', 300, 1, 86_400);
+  const autofillRestartSeconds = secondsOption(options.autofillRestartSeconds, 'autofillRestartSeconds', 50, 1, 3600);
+  const relatedOrigins = originsOption(options.relatedOrigins, 'relatedOrigins');
 
+  const tokenAcceptance: TokenAcceptance = {
+    types: new Set(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const])]),
+    purposes: options.purposes ?? ['sign-in'],
+    expectedOrigins,
+    onRefused: (refusal, req) =>
+      (logger.warn ?? logger.error).call(logger, { ...refusal, expectedOrigins: expectedOrigins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
+  };
+  const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger };
   const strategy = new PasswordlessStrategy<U>(
     {
       client,
       name: settings.signInScheme,
       signInAfterRegister: options.signInAfterRegister,
-      purposes: options.purposes,
+      purposes: tokenAcceptance.purposes,
       expectedOrigins,
-      onRefused: (refusal, req) =>
-        (logger.warn ?? logger.error).call(logger, { ...refusal, expectedOrigins: expectedOrigins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
+      onRefused: tokenAcceptance.onRefused,
     },
     // A registration token signs in only as the completion of this session's pending sign-up.
     async (verified, req) => (verified.type === 'passkey_register' ? completeSignUp(signUp, req, verified) : findUser(verified.userId)),
@@ -190,8 +219,6 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     passport.deserializeUser(serializers.deserializeUser);
   }
 
-  const paths = { ...DEFAULT_PATHS, ...options.paths };
-  const verifyEmail = emailVerification(options.verifyEmail);
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -202,20 +229,26 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     verifyEmail,
     verifyEmailPath: paths.verifyEmail ?? DEFAULT_PATHS.verifyEmail!,
     expectedOrigins,
+    tokenAcceptance,
     sessionCookieName: options.sessionCookieName ?? 'connect.sid',
     publicApiUrl: (options.publicApiUrl ?? settings.apiUrl).replace(/\/+$/, ''),
     publicUser: options.publicUser ?? defaultPublicUser,
     userIdOf,
     findUser,
     logger,
+    // What is mounted, for the browser module's config: a route that is off is not there.
+    paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recoveryLink ? paths.recover : null, confirmRecovery: recoveryLink ? paths.confirmRecovery : null },
+    autofillRestartSeconds,
   };
 
   const throttle = options.throttle === false ? undefined : { ...DEFAULT_THROTTLE, ...options.throttle };
   const limits = throttle ? throttles(throttle) : undefined;
   const passThrough: RequestHandler = (_req, _res, next) => next();
   const limited = (group: ThrottleGroup) => limits?.[group] ?? passThrough;
-  // Verification mails per address, whoever asks (the address as the route normalises it).
-  const mailsPerAddress = throttle && verifyEmail ? mailThrottle(throttle, (req) => String((req.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase()) : passThrough;
+  // Mails per address, whoever asks (the address as the routes normalise it).
+  const emailOf = (req: Request) => String((req.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase();
+  const mailsPerAddress = (kind: string) => (throttle ? mailThrottle(throttle, kind, emailOf) : passThrough);
+  const requireStepUp = stepUpGuard(userIdOf);
 
   const router = express.Router();
   // Every state-changing route: only from this site's own pages (or a non-browser client), only
@@ -223,14 +256,30 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const post = (path: string | null, group: ThrottleGroup, ...handlers: RequestHandler[]) => {
     if (path !== null) router.post(path, refuseOtherSites(options.allowSameSite === true), requireJsonRequest, limited(group), express.json({ limit: '16kb' }), ...handlers);
   };
-  post(paths.register, 'signUp', mailsPerAddress, registerRoute(ctx));
+  const get = (path: string | null, group: ThrottleGroup | undefined, handler: RequestHandler) => {
+    if (path !== null) router.get(path, ...(group ? [limited(group)] : []), handler);
+  };
+  post(paths.register, 'signUp', ...(verifyEmail ? [mailsPerAddress('verification')] : []), registerRoute(ctx));
   post(paths.login, 'signIn', loginRoute(ctx));
   post(paths.addCredential, 'account', addCredentialRoute(ctx));
   post(paths.logout, 'account', logoutRoute(ctx));
-  if (verifyEmail && paths.verifyEmail !== null) {
-    router.get(paths.verifyEmail, verifyEmailLinkRoute(ctx, verifyEmail.page));
+  if (verifyEmail) {
+    get(paths.verifyEmail, undefined, verifyEmailLinkRoute(ctx, verifyEmail.page));
     post(paths.verifyEmail, 'signUp', verifyEmailRoute(ctx));
   }
+  get(paths.passkeys, 'account', listPasskeysRoute(ctx));
+  post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
+  post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
+  post(paths.stepUp, 'account', stepUpRoute(ctx));
+  if (recoveryLink && paths.recover !== null) {
+    const recovery: Recovery = { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) };
+    post(paths.recover, 'recover', mailsPerAddress('recovery'), recoverRoute(ctx, recovery));
+    get(paths.recover, undefined, recoveryLinkRoute(recovery));
+    post(paths.confirmRecovery, 'recover', confirmRecoveryRoute(ctx));
+  }
+  if (options.passkeyEndpoints) router.get('/.well-known/passkey-endpoints', passkeyEndpointsRoute(options.passkeyEndpoints));
+  if (relatedOrigins) router.get('/.well-known/webauthn', relatedOriginsRoute(relatedOrigins));
+  if (options.serveBrowserModule) router.use(browserModuleRoutes(options.serveBrowserModule === true ? '/passwordless-browser' : options.serveBrowserModule));
   if (options.exposeConfig && paths.config !== null) router.get(paths.config, configRoute(ctx));
 
   const answer = (error: unknown, req: Request, res: Response) => {
@@ -253,5 +302,5 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     else sendProblem(res, new HostProblem('not_signed_in').problem);
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, handleErrors });
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors });
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { requireSessionValues, sessionValuesOf } from './sessionValues';
 
 /**
  * A sign-up whose passkey does not exist yet. It lives in the visitor's session only: nothing is
@@ -18,31 +19,19 @@ export interface PendingSignUp {
   expiresAt: number;
 }
 
-const KEY = 'passwordlessPendingSignUp';
-
-interface SessionWithSignUp {
-  [KEY]?: PendingSignUp;
-}
-
-function sessionOf(req: Request): SessionWithSignUp | undefined {
-  return (req as Request & { session?: SessionWithSignUp }).session;
-}
-
 /** Keeps `signUp` as the session's one pending sign-up (a newer one replaces an older). */
 export function holdSignUp(req: Request, signUp: PendingSignUp): void {
-  const session = sessionOf(req);
-  if (!session) throw new Error('express-session must be mounted before the passwordless routes.');
-  session[KEY] = signUp;
+  requireSessionValues(req).passwordlessPendingSignUp = signUp;
 }
 
 /** The session's pending sign-up for `userId`, if it has one that has not expired. */
 export function pendingSignUpFor(req: Request, userId: string, now = Date.now()): PendingSignUp | undefined {
-  const signUp = sessionOf(req)?.[KEY];
+  const signUp = sessionValuesOf(req)?.passwordlessPendingSignUp;
   return signUp && signUp.userId === userId && signUp.expiresAt > now ? signUp : undefined;
 }
 
 /** Forgets the session's pending sign-up (completed, or refused for good). */
 export function dropSignUp(req: Request): void {
-  const session = sessionOf(req);
-  if (session) delete session[KEY];
+  const session = sessionValuesOf(req);
+  if (session) delete session.passwordlessPendingSignUp;
 }

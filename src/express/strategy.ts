@@ -69,13 +69,7 @@ const REFUSED: Record<TokenRefusal['reason'], (refusal: TokenRefusal) => string>
   origin: (r) => `The token was made on ${r.origin === null ? 'no origin' : `'${r.origin.slice(0, 200)}'`}, which is not one of this site's origins.`,
 };
 
-interface Acceptance {
-  types: Set<VerifyTokenType>;
-  purposes: readonly string[];
-  expectedOrigins: (req: Request) => readonly string[];
-}
-
-function refusalOf(verified: VerifiedUser, req: Request, accept: Acceptance): TokenRefusal | undefined {
+function refusalOf(verified: VerifiedUser, req: Request, accept: TokenAcceptance): TokenRefusal | undefined {
   const refuse = (reason: TokenRefusal['reason']): TokenRefusal => ({ reason, type: verified.type, origin: verified.origin, purpose: verified.purpose });
   if (!accept.types.has(verified.type)) return refuse('type');
   if (PURPOSED_TYPES.has(verified.type) && !accept.purposes.includes(verified.purpose ?? 'sign-in')) return refuse('purpose');
@@ -98,10 +92,11 @@ function refusalOf(verified: VerifiedUser, req: Request, accept: Acceptance): To
  */
 export class PasswordlessStrategy<U = unknown> extends CustomStrategy {
   constructor(options: PasswordlessStrategyOptions, lookup: AccountLookup<U>) {
-    const accept: Acceptance = {
+    const accept: TokenAcceptance = {
       types: new Set<VerifyTokenType>(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const]), ...(options.alsoAccept ?? [])]),
       purposes: options.purposes ?? ['sign-in'],
       expectedOrigins: options.expectedOrigins ?? expectedOriginsOf(undefined),
+      onRefused: options.onRefused,
     };
     super((req, done) => {
       signIn(options, accept, lookup, req).then(
@@ -116,14 +111,26 @@ export class PasswordlessStrategy<U = unknown> extends CustomStrategy {
 
 type Outcome<U> = { user: U; info: PasswordlessSuccessInfo } | { failure: PasswordlessFailure };
 
-async function signIn<U>(options: PasswordlessStrategyOptions, accept: Acceptance, lookup: AccountLookup<U>, req: Request): Promise<Outcome<U>> {
-  const token = (req.body as { token?: unknown } | undefined)?.token;
+/** The rules a verified token is held to: its types, purposes and origins. */
+export interface TokenAcceptance {
+  types: ReadonlySet<VerifyTokenType>;
+  purposes: readonly string[];
+  expectedOrigins: (req: Request) => readonly string[];
+  onRefused?: (refusal: TokenRefusal, req: Request) => void;
+}
+
+/**
+ * Checks `token` as every route that takes a sign-in result does: its shape (junk costs no service
+ * call), then `/signin/verify`, `success`, and the acceptance rules. Resolves with what the service
+ * verified or the problem to fail with; rejects when the service could not be asked.
+ */
+export async function acceptedToken(client: PasswordlessClient, token: unknown, accept: TokenAcceptance, req: Request): Promise<{ verified: VerifiedUser } | { failure: PasswordlessFailure }> {
   if (typeof token !== 'string' || token.trim() === '') return { failure: failure(new HostProblem('missing_token').problem) };
   // Checked here so that a registration token pasted by mistake, or junk, costs no round trip.
   if (!isVerifyTokenShaped(token)) return { failure: failure(new HostProblem('invalid_token').problem) };
   let verified: VerifiedUser;
   try {
-    verified = await options.client.verifyToken(token);
+    verified = await client.verifyToken(token);
   } catch (error) {
     if (isServiceRefusal(error)) return { failure: failure(error.problem) };
     throw error;
@@ -131,9 +138,16 @@ async function signIn<U>(options: PasswordlessStrategyOptions, accept: Acceptanc
   if (verified.success !== true) return { failure: failure(new HostProblem('sign_in_failed').problem) };
   const refusal = refusalOf(verified, req, accept);
   if (refusal) {
-    options.onRefused?.(refusal, req);
+    accept.onRefused?.(refusal, req);
     return { failure: failure(new HostProblem('token_not_accepted', REFUSED[refusal.reason](refusal)).problem) };
   }
+  return { verified };
+}
+
+async function signIn<U>(options: PasswordlessStrategyOptions, accept: TokenAcceptance, lookup: AccountLookup<U>, req: Request): Promise<Outcome<U>> {
+  const checked = await acceptedToken(options.client, (req.body as { token?: unknown } | undefined)?.token, accept, req);
+  if ('failure' in checked) return checked;
+  const { verified } = checked;
   let user: U | null | undefined | false;
   try {
     user = await lookup(verified, req);

@@ -10,9 +10,11 @@ export interface ThrottleSettings {
   signUp: number;
   /** Sign-in (each login costs a token check at the service). Default 20. */
   signIn: number;
-  /** The signed-in user's own routes (another passkey, sign-out). Default 30. */
+  /** The signed-in user's own routes (passkeys, step-up, sign-out). Default 30. */
   account: number;
-  /** Verification mails to one email address per hour, whoever asks. Default 3. */
+  /** Recovery requests and confirmations. Default 5. */
+  recover: number;
+  /** Verification and recovery mails to one email address per hour, whoever asks (each kind counted apart). Default 3. */
   mailsPerAddressPerHour: number;
   /**
    * Where the counts are kept: express-rate-limit's memory store by default (one host process);
@@ -21,9 +23,9 @@ export interface ThrottleSettings {
   store?: () => Store;
 }
 
-export const DEFAULT_THROTTLE: ThrottleSettings = { windowMs: 60_000, signUp: 5, signIn: 20, account: 30, mailsPerAddressPerHour: 3 };
+export const DEFAULT_THROTTLE: ThrottleSettings = { windowMs: 60_000, signUp: 5, signIn: 20, account: 30, recover: 5, mailsPerAddressPerHour: 3 };
 
-export type ThrottleGroup = 'signUp' | 'signIn' | 'account';
+export type ThrottleGroup = 'signUp' | 'signIn' | 'account' | 'recover';
 
 const HOUR_MS = 3_600_000;
 
@@ -53,6 +55,7 @@ export function throttles(settings: ThrottleSettings): Record<ThrottleGroup, Req
     signUp: limiter('passwordless-sign-up', settings.windowMs, settings.signUp, settings),
     signIn: limiter('passwordless-sign-in', settings.windowMs, settings.signIn, settings),
     account: limiter('passwordless-account', settings.windowMs, settings.account, settings),
+    recover: limiter('passwordless-recover', settings.windowMs, settings.recover, settings),
   };
 }
 
@@ -61,6 +64,6 @@ export function throttles(settings: ThrottleSettings): Record<ThrottleGroup, Req
  * address from many client addresses still sends that address only a few mails. `emailOf` reads
  * the (already validated) address of the request.
  */
-export function mailThrottle(settings: ThrottleSettings, emailOf: (req: Request) => string): RequestHandler {
-  return limiter('passwordless-mails-per-address', HOUR_MS, settings.mailsPerAddressPerHour, settings, (req) => `email:${emailOf(req)}`);
+export function mailThrottle(settings: ThrottleSettings, kind: string, emailOf: (req: Request) => string): RequestHandler {
+  return limiter(`passwordless-${kind}-mails`, HOUR_MS, settings.mailsPerAddressPerHour, settings, (req) => `email:${emailOf(req)}`);
 }

@@ -34,6 +34,8 @@ export interface UserStore<U extends LocalUser = LocalUser> {
    * when `UserIdClaimType` names a property other than `id`: sign-in then finds users by it.
    */
   findByUserId?(userId: string): Promise<U | undefined | null>;
+  /** The user with this email address (any case). Required for account recovery by email. */
+  findByEmail?(email: string): Promise<U | undefined | null>;
 }
 
 /** Thrown by a store's `create` for an email address another user already has. */
@@ -63,6 +65,12 @@ export class InMemoryUserStore implements UserStore {
 
   async remove(id: string): Promise<void> {
     this.#users.delete(id);
+  }
+
+  async findByEmail(email: string): Promise<LocalUser | undefined> {
+    const wanted = email.toLowerCase();
+    for (const user of this.#users.values()) if (user.email.toLowerCase() === wanted) return { ...user };
+    return undefined;
   }
 
   /** How many users the store holds (for tests that check nothing was left behind). */

@@ -30,6 +30,8 @@ const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
   server: { imports: ['*'] },
   '.': { imports: ['*'] },
   express: { imports: ['shared'] },
+  // The browser module runs in pages: nothing of this repository, only the published client.
+  browser: { imports: [] },
 };
 
 /** The folder of a path under src, as the table writes it (`server/http/routing`). */

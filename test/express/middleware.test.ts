@@ -295,7 +295,11 @@ describe('request hygiene', () => {
     expectProblem(await h.agent.post('/auth/login').send({}), 400, 'missing_token');
     const config = await h.agent.get('/passwordless-config');
     expect(config.status).toBe(200);
-    expect(config.body).toEqual({ apiUrl: 'https://passkeys.example.com', apiKey: app.apiKey });
+    expect(config.body).toMatchObject({ apiUrl: 'https://passkeys.example.com', apiKey: app.apiKey, autofillRestartSeconds: 50 });
+    // What the browser module needs to find the routes: those mounted, where they are.
+    expect(config.body.paths).toMatchObject({ login: '/auth/login', passkeys: '/passwordless-passkeys' });
+    expect(config.body.paths).not.toHaveProperty('register');
+    expect(config.body.paths).not.toHaveProperty('recover');
     expect((await hostApp().agent.get('/passwordless-config')).status).toBe(404);
   });
 });

@@ -41,6 +41,8 @@ describe('loadConfig', () => {
       },
       redisKeyPrefix: 'passwordless:',
       metricsToken: undefined,
+      ceremonyTimeoutMs: 60_000,
+      aaguidNamesFile: undefined,
     });
   });
 
@@ -75,6 +77,8 @@ describe('loadConfig', () => {
       RATE_LIMIT_AUTH_FAILURES_PER_APP: '0',
       REDIS_KEY_PREFIX: 'pwl-eu:',
       METRICS_TOKEN: 'a-metrics-token-long-enough',
+      CEREMONY_TIMEOUT_SECONDS: '120',
+      AAGUID_NAMES_FILE: '/etc/passwordless/aaguids.json',
     });
     expect(config).toEqual({
       port: 443,
@@ -104,6 +108,8 @@ describe('loadConfig', () => {
       },
       redisKeyPrefix: 'pwl-eu:',
       metricsToken: 'a-metrics-token-long-enough',
+      ceremonyTimeoutMs: 120_000,
+      aaguidNamesFile: '/etc/passwordless/aaguids.json',
     });
   });
 
@@ -147,6 +153,9 @@ describe('loadConfig', () => {
     ['SMTP_URL', 'http://x'],
     ['MAIL_FROM', 'nope'],
     ['REDIS_URL', 'http://x'],
+    ['CEREMONY_TIMEOUT_SECONDS', '4'],
+    ['CEREMONY_TIMEOUT_SECONDS', '601'],
+    ['CEREMONY_TIMEOUT_SECONDS', '1m'],
     ['MANAGEMENT_KEY', 'too-short-key'],
     ['MAGIC_LINK_MONTHLY_QUOTA', '-1'],
     ['MAGIC_LINK_MONTHLY_QUOTA', 'lots'],

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import type { Strategy } from 'passport';
 import type { PasswordlessClient } from '../client';
 import type { PasswordlessSettings } from '../settings';
+import type { TokenAcceptance } from '../strategy';
 import type { LocalUser, UserStore } from '../userStore';
 
 /** Sign-up by email first: what `verifyEmail` sets. */
@@ -28,6 +29,8 @@ export interface RouteContext<U extends LocalUser> {
   verifyEmailPath: string;
   /** The host's own origins for this request (`Passwordless__Origins`, else its own). */
   expectedOrigins(req: Request): readonly string[];
+  /** How the login holds a token to the host's origins and purposes (routes narrow the types and purposes). */
+  tokenAcceptance: TokenAcceptance;
   sessionCookieName: string;
   publicApiUrl: string;
   publicUser(user: U): Record<string, unknown>;
@@ -35,6 +38,10 @@ export interface RouteContext<U extends LocalUser> {
   /** The local user whose service userId this is (by `UserIdClaimType`). */
   findUser(userId: string): Promise<U | null | undefined>;
   logger: HostLogger;
+  /** Where each route is mounted (null: not mounted), for the browser module's config. */
+  paths: Record<string, string | null>;
+  /** How often the browser module restarts an autofill request. */
+  autofillRestartSeconds: number;
 }
 
 /** pino-compatible: `logger.error({...}, 'message')`; `warn` is used where given. */

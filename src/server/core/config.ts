@@ -29,15 +29,19 @@ export interface Config {
   redisKeyPrefix: string;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** How long a browser may take for a passkey ceremony (WebAuthn `timeout`); its challenge lives half as long again. */
+  ceremonyTimeoutMs: number;
+  /** AAGUID-to-name list that overrides the bundled one (the community list's JSON format). */
+  aaguidNamesFile: string | undefined;
 }
 
 /** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
 export type TrustProxy = boolean | number | string[];
 
-/** Requests allowed per window; 0 turns that limit off. */
 /** The rate limits by name: per client address, per app, and for wrong secrets. */
 export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app';
 
+/** Requests allowed per window; 0 turns that limit off. */
 export interface RateLimits {
   enabled: boolean;
   windowMs: number;
@@ -123,6 +127,10 @@ const schema = z.object({
   RATE_LIMIT_AUTH_FAILURES_PER_APP: limit(600),
   REDIS_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits or :._-')),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters long')),
+  CEREMONY_TIMEOUT_SECONDS: optional(z.string().regex(/^\d{1,4}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 60 : Number(v)))
+    .pipe(z.number().min(5, 'must be between 5 and 600').max(600, 'must be between 5 and 600')),
+  AAGUID_NAMES_FILE: optional(z.string()),
 });
 
 /**
@@ -165,5 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisKeyPrefix: v.REDIS_KEY_PREFIX ?? 'passwordless:',
     metricsToken: v.METRICS_TOKEN,
+    ceremonyTimeoutMs: v.CEREMONY_TIMEOUT_SECONDS * 1000,
+    aaguidNamesFile: v.AAGUID_NAMES_FILE,
   };
 }

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   fido2_invalid_registration: { status: 400, title: 'The passkey registration could not be verified.' },
   credential_already_registered: { status: 400, title: 'This passkey is already registered.' },
   unknown_credential: { status: 400, title: "We don't recognize the passkey you sent us." },
+  credential_not_found: { status: 404, title: 'The passkey was not found.' },
   signin_complete_error: { status: 400, title: 'The passkey sign-in could not be verified.' },
   invalid_session: { status: 400, title: 'The session is not valid for this operation.' },
   challenge_already_used: { status: 400, title: 'This ceremony was already completed or has expired. Start again.' },

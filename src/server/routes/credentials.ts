@@ -5,7 +5,7 @@ import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { credentialAnswer, listAnswer } from './responseSchemas';
-import { deleteCredentialSchema, userIdSchema } from '../services/users/credentials';
+import { deleteCredentialSchema, updateCredentialSchema, userIdSchema } from '../services/users/credentials';
 import type { Services } from '../services';
 import { userIdQuerySchema } from './alias';
 
@@ -43,8 +43,19 @@ const deleteCredentialRoute = defineRoute({
   body: deleteCredentialSchema,
   responses: { 204: { description: 'Deleted, or there was no such passkey.' } },
 });
+const updateCredentialRoute = defineRoute({
+  method: 'post',
+  path: '/credentials/update',
+  operationId: 'updateCredential',
+  summary: "Rename one of the app's passkeys (its nickname, at most 64 characters). An extension: the reference service has no rename.",
+  tag: 'private API',
+  auth: 'ApiSecret',
+  body: updateCredentialSchema,
+  responses: { 204: { description: 'Renamed.' } },
+});
+
 /** The routes this file declares, in the order the OpenAPI document lists them. */
-export const credentialsRouteSpecs: readonly RouteSpec[] = [listCredentialsRoute, listCredentialsByBodyRoute, deleteCredentialRoute];
+export const credentialsRouteSpecs: readonly RouteSpec[] = [listCredentialsRoute, listCredentialsByBodyRoute, deleteCredentialRoute, updateCredentialRoute];
 
 export function credentialRoutes(services: Services): Router {
   const router = Router();
@@ -62,6 +73,11 @@ export function credentialRoutes(services: Services): Router {
 
   mountRoute(router, auth, deleteCredentialRoute, async ({ body }, _req, res) => {
     await services.credentials.delete(authOf(res).appId, body.credentialId);
+    res.status(204).end();
+  });
+
+  mountRoute(router, auth, updateCredentialRoute, async ({ body }, _req, res) => {
+    await services.credentials.update(authOf(res).appId, body);
     res.status(204).end();
   });
   return router;

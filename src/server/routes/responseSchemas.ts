@@ -53,6 +53,7 @@ export const credentialAnswer = z.looseObject({
   backupState: z.boolean().nullable(),
   isBackupEligible: z.boolean().nullable(),
   isDiscoverable: z.boolean().nullable(),
+  authenticatorName: z.string().nullable().describe("The authenticator's or passkey provider's name, from its AAGUID (an extension: the reference has none); null when unknown."),
 });
 
 /** The older generation's credential also carries `credType` (its attestation format). */

@@ -12,6 +12,7 @@ import { startBackgroundJobs } from './backgroundJobs';
 import { AppsService, type AppFeatures } from './apps/apps';
 import { AuthConfigService } from './authConfigs';
 import { ChallengeStore } from './ceremonies/challenges';
+import { authenticatorNames } from './users/authenticatorNames';
 import { CredentialService } from './users/credentials';
 import { EventLog } from './events/eventLog';
 import { AppIncarnations } from './apps/incarnations';
@@ -93,7 +94,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     logger,
   );
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
-  const challenges = new ChallengeStore(db, store.hot, now);
+  const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
   const aliases = new AliasService(db, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
@@ -119,7 +120,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now),
     signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
     verification: new VerificationService(store.hot, tokens, features, events, now),
-    credentials: new CredentialService(db, events),
+    credentials: new CredentialService(db, events, authenticatorNames(config.aaguidNamesFile)),
     users: new UserService(db, events),
     authConfigs,
     events,

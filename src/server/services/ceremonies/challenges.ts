@@ -3,10 +3,8 @@ import type { Db, HotPath } from '../../store';
 
 export type Ceremony = 'registration' | 'authentication';
 
-/** Browser-side ceremony timeout we advertise (WebAuthn `timeout`). */
-export const CEREMONY_TIMEOUT_MS = 60_000;
-/** The server keeps a challenge a little longer than the browser waits, for the round trip back. */
-const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
+/** Browser-side ceremony timeout we advertise by default (WebAuthn `timeout`; CEREMONY_TIMEOUT_SECONDS). */
+export const DEFAULT_CEREMONY_TIMEOUT_MS = 60_000;
 
 /**
  * Single-use challenges. Deleting the row is what consumes it, in one conditional statement,
@@ -14,11 +12,18 @@ const CHALLENGE_TTL_MS = CEREMONY_TIMEOUT_MS + 30_000;
  * when the first attempt failed verification.
  */
 export class ChallengeStore {
+  /** The server keeps a challenge half as long again as the browser waits, for the round trip back. */
+  private readonly ttlMs: number;
+
   constructor(
     private readonly db: Db,
     private readonly hot: HotPath,
     private readonly now: () => number = Date.now,
-  ) {}
+    /** The ceremony timeout the browser is told (WebAuthn `timeout`). */
+    readonly timeoutMs = DEFAULT_CEREMONY_TIMEOUT_MS,
+  ) {
+    this.ttlMs = Math.round(timeoutMs * 1.5);
+  }
 
   /**
    * 32 random bytes (the spec asks for at least 16), base64url. `expectedUserId` binds a sign-in
@@ -26,7 +31,7 @@ export class ChallengeStore {
    */
   async issue(appId: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
     const challenge = randomBytes(32).toString('base64url');
-    const expiresAt = this.now() + CHALLENGE_TTL_MS;
+    const expiresAt = this.now() + this.ttlMs;
     await this.hot.insertChallenge({ id: challenge, tenant: appId, ceremony, expiresAt, expectedUserId });
     return { challenge, expiresAt };
   }

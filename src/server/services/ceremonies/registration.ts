@@ -16,7 +16,7 @@ import { describeVerificationFailure } from '../../webauthn/verificationFailure'
 import { expectationsOf } from '../../webauthn/expectations';
 import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
-import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
@@ -190,7 +190,7 @@ export class RegistrationService {
         user: { id: userHandleOf(registration.userId), name: registration.username, displayName: registration.displayName },
         challenge,
         pubKeyCredParams: SUPPORTED_ALGORITHM_IDS.map((alg) => ({ type: 'public-key', alg })),
-        timeout: CEREMONY_TIMEOUT_MS,
+        timeout: this.challenges.timeoutMs,
         attestation: registration.attestation,
         authenticatorSelection: {
           ...(registration.authenticatorType === 'any' ? {} : { authenticatorAttachment: registration.authenticatorType }),

@@ -13,7 +13,7 @@ import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { AuthConfigService } from '../authConfigs';
-import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
+import type { ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
 import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tokens/sessionTokens';
 import type { TokenService } from '../tokens/tokenService';
@@ -80,7 +80,7 @@ export class SigninService {
       session: await this.tokens.issue('session', session),
       data: {
         challenge,
-        timeout: CEREMONY_TIMEOUT_MS,
+        timeout: this.challenges.timeoutMs,
         rpId,
         allowCredentials: credentials.map((c) => descriptorOf(c.descriptorId, c.transports)),
         userVerification: config.userVerification,

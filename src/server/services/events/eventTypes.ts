@@ -12,6 +12,7 @@ export const EVENT_TYPES = {
   ApiAuthDisabledPublicKeyUsed: 'Alert',
   ApiUserSetAliases: 'Informational',
   ApiUserDeleteCredential: 'Informational',
+  ApiUserUpdateCredential: 'Informational',
   ApiUserSignInCompleted: 'Informational',
   ApiUserSignInVerified: 'Informational',
   ApiUserDeleted: 'Informational',

@@ -6,6 +6,7 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
+import type { AuthenticatorNames } from './authenticatorNames';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -13,10 +14,24 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const userIdSchema = ciObject({ userId: looseString().pipe(z.string().min(1, 'is required')) });
 export const deleteCredentialSchema = ciObject({ credentialId: looseString().pipe(z.string().min(1, 'is required')) });
 
+/** `POST /credentials/update`: a passkey's new nickname (an extension: the reference cannot rename). */
+export const updateCredentialSchema = ciObject({
+  credentialId: looseString().pipe(z.string().min(1, 'is required')),
+  nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')),
+});
+
+/** A credential id as the stores keep it (base64url), or a validation problem naming the field. */
+function credentialIdOf(value: string): string {
+  const id = normaliseCredentialId(value);
+  if (!id) throw new ApiError('validation_failed', { extras: { errors: { credentialId: ['The credentialId field must be base64url.'] } } });
+  return id;
+}
+
 type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
 
-/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read. */
-function credentialView(c: CredentialRow) {
+/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read, and the provider's name. */
+function credentialView(c: CredentialRow, names: AuthenticatorNames) {
+  const aaGuid = GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID;
   return {
     descriptor: descriptorOf(c.descriptorId, c.transports),
     publicKey: base64UrlToBase64(c.publicKey),
@@ -24,7 +39,7 @@ function credentialView(c: CredentialRow) {
     signatureCounter: Number(c.signatureCounter),
     attestationFmt: c.attestationFmt,
     createdAt: c.createdAt.toISOString(),
-    aaGuid: GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID,
+    aaGuid,
     lastUsedAt: c.lastUsedAt.toISOString(),
     rpid: c.rpid,
     origin: c.origin,
@@ -35,6 +50,7 @@ function credentialView(c: CredentialRow) {
     backupState: c.backupState,
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
+    authenticatorName: names(aaGuid) ?? null,
   };
 }
 
@@ -42,19 +58,26 @@ export class CredentialService {
   constructor(
     private readonly db: Db,
     private readonly events: EventLog,
+    private readonly names: AuthenticatorNames = () => undefined,
   ) {}
 
   async list(appId: string, userId: string) {
     const rows = await this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } });
-    return rows.map(credentialView);
+    return rows.map((row) => credentialView(row, this.names));
+  }
+
+  /** Renames one of the app's passkeys; an id it does not have is a 404. */
+  async update(appId: string, input: z.output<typeof updateCredentialSchema>): Promise<void> {
+    const id = credentialIdOf(input.credentialId);
+    const { count } = await this.db.credential.updateMany({ where: { tenant: appId, descriptorId: id }, data: { nickname: input.nickname } });
+    if (count === 0) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
+    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: id } }, select: { userId: true } });
+    this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner?.userId ?? '', performedBy: SYSTEM });
   }
 
   /** Deleting an id the app does not have changes nothing and is not an error. */
   async delete(appId: string, credentialId: string): Promise<void> {
-    const id = normaliseCredentialId(credentialId);
-    if (!id) {
-      throw new ApiError('validation_failed', { extras: { errors: { credentialId: ['The credentialId field must be base64url.'] } } });
-    }
+    const id = credentialIdOf(credentialId);
     const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: id } }, select: { userId: true } });
     if (!owner) return;
     const { count } = await this.db.credential.deleteMany({ where: { tenant: appId, descriptorId: id } });

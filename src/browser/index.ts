@@ -1,0 +1,310 @@
+/**
+ * `passwordless-selfhost/browser`: the browser side of the Express middleware. It wraps the
+ * unmodified published client (`@passwordlessdev/passwordless-client`) and the middleware's routes
+ * into what a page does with passkeys: sign up, sign in (autofill included), step up, manage
+ * passkeys, recover, sign out. It keeps the browser's passkey list in step with the server's
+ * through the WebAuthn Signal API where the browser has it.
+ *
+ * Served by the middleware (`serveBrowserModule`) for pages without a bundler, or imported from the
+ * package through a bundler. ESM, no dependency beyond the published client.
+ */
+import { Client, isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
+
+/** What `GET /passwordless-config` answers (the middleware's `exposeConfig`). */
+export interface PasskeysConfig {
+  apiUrl: string;
+  apiKey: string;
+  /** Where each of the middleware's routes is mounted. */
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
+  /** How often an autofill request is restarted, before its challenge expires. */
+  autofillRestartSeconds: number;
+}
+
+/** A problem as reported, with whatever else it carries (`purpose`, `credentialId`, `errors`...). */
+export type Problem = ProblemDetails & { [extra: string]: unknown };
+
+/** A failure the page can show: the problem the middleware, the service or the browser reported. */
+export class PasskeyError extends Error {
+  readonly problem: Problem;
+
+  constructor(problem: ProblemDetails) {
+    super(problem.detail ? `${problem.title} ${problem.detail}` : problem.title);
+    this.name = 'PasskeyError';
+    this.problem = problem as Problem;
+  }
+
+  get errorCode(): string {
+    return this.problem.errorCode;
+  }
+}
+
+/** One of the signed-in user's passkeys, as `GET /passwordless-passkeys` lists it. */
+export interface Passkey {
+  id: string;
+  name: string;
+  providerName: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  synced: boolean;
+  device: string;
+}
+
+export interface PasskeyList {
+  user: { userId: string; userHandle: string; name: string; displayName: string };
+  /** The last used first. */
+  passkeys: Passkey[];
+}
+
+/** What the middleware's login answers: the host's public fields of the user. */
+export type SignedInUser = Record<string, unknown>;
+
+export interface SignInOptions {
+  /**
+   * Offer the user's passkeys in the autofill of an input with `autocomplete="username webauthn"`:
+   * a conditional request that stays open (restarted before its challenge expires) until the user
+   * picks a passkey; `onSignedIn` then hears of it. `signIn()` without it, e.g. from a button,
+   * ends the autofill request and starts its own.
+   */
+  autofill?: boolean;
+  /** Sign in by this alias (e.g. the email address) instead of discoverably. */
+  alias?: string;
+  /** Autofill: told of the signed-in user. */
+  onSignedIn?(user: SignedInUser): void;
+  /** Autofill: told of a failed attempt (the request is restarted unless the failure is final). */
+  onError?(error: PasskeyError): void;
+}
+
+export interface Passkeys {
+  /** Starts a sign-up: `{verificationSent: true}` when the site mails a link first, else the passkey is made and the user signed in. */
+  signUp(input: { email: string; username: string; displayName?: string }): Promise<{ verificationSent: true } | { user: SignedInUser }>;
+  /** On the page a sign-up link opened: makes the passkey and signs in; undefined when the page was not opened from one. */
+  finishSignUp(): Promise<SignedInUser | undefined>;
+  signIn(options?: SignInOptions): Promise<SignedInUser | undefined>;
+  /** Ends a waiting autofill request. */
+  stopAutofill(): void;
+  /** Confirms it is the signed-in user, with their passkey, for `purpose` (default `step-up`). */
+  stepUp(options?: { purpose?: string }): Promise<void>;
+  /** Makes another passkey for the signed-in user. */
+  addPasskey(options?: { nickname?: string }): Promise<void>;
+  passkeys(): Promise<PasskeyList>;
+  renamePasskey(id: string, name: string): Promise<void>;
+  /** Deletes a passkey; a step-up it needs runs by itself, through the user's passkey. */
+  deletePasskey(id: string): Promise<void>;
+  /** Asks for a recovery link to be mailed to `email` (the same answer whether or not it has an account). */
+  recover(email: string): Promise<void>;
+  /** Whether this page was opened from a recovery link (show the confirm button). */
+  recoveryPending(): boolean;
+  /** The confirm button on that page: signs in once with the link. */
+  confirmRecovery(): Promise<SignedInUser>;
+  signOut(): Promise<void>;
+}
+
+// The WebAuthn Signal API (Chromium 132+); feature-detected, never required.
+interface SignalApi {
+  signalUnknownCredential?(options: { rpId: string; credentialId: string }): Promise<void>;
+  signalAllAcceptedCredentials?(options: { rpId: string; userId: string; allAcceptedCredentialIds: string[] }): Promise<void>;
+  signalCurrentUserDetails?(options: { rpId: string; userId: string; name: string; displayName: string }): Promise<void>;
+}
+
+const signals = (): SignalApi => (globalThis as { PublicKeyCredential?: SignalApi }).PublicKeyCredential ?? {};
+
+/** Signals never break the flow they follow: the browser may refuse them (e.g. no user activation). */
+async function signal(call: (api: SignalApi) => Promise<void> | undefined): Promise<void> {
+  try {
+    await call(signals());
+  } catch {
+    // ignored on purpose
+  }
+}
+
+/** The published client answers `{token}` or `{error}`; this makes the error a thrown PasskeyError. */
+function tokenOf(result: { token?: string; error?: ProblemDetails }): string {
+  if (result.error || !result.token) throw new PasskeyError(result.error ?? { from: 'client', errorCode: 'unknown', title: 'No token was returned.' });
+  return result.token;
+}
+
+function fragmentValues(): URLSearchParams {
+  return new URLSearchParams(location.hash.slice(1));
+}
+
+/** Drops the link's values from the address bar (and from history), so they are not reused or shared. */
+function clearFragment(): void {
+  history.replaceState(null, '', location.pathname + location.search);
+}
+
+/**
+ * The page's passkey functions, set up from the host's config (`configUrl`, default
+ * `/passwordless-config`). `rpId` defaults to the page's host name, as the published client's.
+ */
+export async function createPasskeys(options: { configUrl?: string; rpId?: string } = {}): Promise<Passkeys> {
+  const config = (await (await fetch(options.configUrl ?? '/passwordless-config', { credentials: 'same-origin' })).json()) as PasskeysConfig;
+  const rpId = options.rpId ?? location.hostname;
+  const client = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey, rpid: rpId });
+  let autofillRun = 0;
+  let userId: string | undefined;
+
+  const path = (name: keyof PasskeysConfig['paths']): string => {
+    const found = config.paths[name];
+    if (!found) throw new PasskeyError({ from: 'client', errorCode: 'route_not_mounted', title: `The site does not offer '${name}'.` });
+    return found;
+  };
+
+  /** Posts JSON (every post says so, even without a body: the middleware refuses others) and reads the answer. */
+  async function post<T>(name: keyof PasskeysConfig['paths'], body: unknown = {}): Promise<T> {
+    const res = await fetch(path(name), { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    const answer = text ? (JSON.parse(text) as unknown) : undefined;
+    if (!res.ok) throw new PasskeyError({ from: 'server', errorCode: 'unknown', title: `HTTP ${res.status}`, ...(answer as object) } as ProblemDetails);
+    return answer as T;
+  }
+
+  async function login(token: string): Promise<SignedInUser> {
+    return post<SignedInUser>('login', { token });
+  }
+
+  /** A sign-in the server refused because the passkey is gone: the browser stops offering it. */
+  async function forgetIfUnknown(error: unknown): Promise<void> {
+    const problem = error instanceof PasskeyError ? error.problem : undefined;
+    const credentialId = problem?.credentialId;
+    if (problem?.errorCode === 'unknown_credential' && typeof credentialId === 'string') {
+      await signal((api) => api.signalUnknownCredential?.({ rpId, credentialId }));
+    }
+  }
+
+  async function list(): Promise<PasskeyList> {
+    const res = await fetch(path('passkeys'), { credentials: 'same-origin' });
+    const answer = (await res.json()) as PasskeyList | (ProblemDetails & Record<string, unknown>);
+    if (!res.ok) throw new PasskeyError(answer as ProblemDetails);
+    const current = answer as PasskeyList;
+    userId = current.user.userId;
+    const { userHandle, name, displayName } = current.user;
+    await signal((api) => api.signalAllAcceptedCredentials?.({ rpId, userId: userHandle, allAcceptedCredentialIds: current.passkeys.map((p) => p.id) }));
+    await signal((api) => api.signalCurrentUserDetails?.({ rpId, userId: userHandle, name, displayName }));
+    return current;
+  }
+
+  async function passkeySignIn(method: () => Promise<{ token?: string; error?: ProblemDetails }>): Promise<SignedInUser> {
+    try {
+      return await login(tokenOf(await method()));
+    } catch (error) {
+      await forgetIfUnknown(error);
+      throw error;
+    }
+  }
+
+  async function autofill(signInOptions: SignInOptions): Promise<undefined> {
+    if (!(await isAutofillSupported())) return undefined;
+    const run = ++autofillRun;
+    const restartMs = config.autofillRestartSeconds * 1000;
+    while (run === autofillRun) {
+      let restarted = false;
+      // The challenge of a waiting request expires at the service: start a fresh one before it does.
+      const timer = setTimeout(() => {
+        restarted = true;
+        if (run === autofillRun) client.abort();
+      }, restartMs);
+      const result = await client.signinWithAutofill();
+      clearTimeout(timer);
+      if (run !== autofillRun) return undefined;
+      if (restarted && !result.token) continue;
+      try {
+        const user = await login(tokenOf(result));
+        autofillRun++;
+        signInOptions.onSignedIn?.(user);
+        return undefined;
+      } catch (error) {
+        await forgetIfUnknown(error);
+        if (error instanceof PasskeyError) signInOptions.onError?.(error);
+        // A refusal the user can recover from (a removed passkey, a cancelled prompt) leaves
+        // autofill waiting; anything else ends it, rather than retrying in a loop.
+        if (!(error instanceof PasskeyError) || !['unknown_credential', 'unknown', 'signin_complete_error'].includes(error.errorCode)) {
+          autofillRun++;
+          return undefined;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  function stopAutofill(): void {
+    autofillRun++;
+    client.abort();
+  }
+
+  async function stepUp({ purpose = 'step-up' }: { purpose?: string } = {}): Promise<void> {
+    const id = userId ?? (await list()).user.userId;
+    const token = tokenOf(await client.stepup({ signinMethod: { userId: id }, purpose }));
+    await post('stepUp', { token, purpose });
+  }
+
+  return {
+    async signUp(input) {
+      const answer = await post<{ token?: string; verificationSent?: true }>('register', input);
+      if (answer.verificationSent) return { verificationSent: true };
+      const user = await login(tokenOf(await client.register(answer.token!, input.email)));
+      return { user };
+    },
+
+    async finishSignUp() {
+      const values = fragmentValues();
+      const signup = values.get('passwordless-signup');
+      if (!signup) return undefined;
+      clearFragment();
+      const { token, email } = await post<{ token: string; email: string }>('verifyEmail', { signup, token: values.get('token') });
+      return login(tokenOf(await client.register(token, email)));
+    },
+
+    async signIn(signInOptions = {}) {
+      if (signInOptions.autofill) return autofill(signInOptions);
+      stopAutofill();
+      const alias = signInOptions.alias;
+      return passkeySignIn(() => (alias ? client.signinWithAlias(alias) : client.signinWithDiscoverable()));
+    },
+
+    stopAutofill,
+    stepUp,
+
+    async addPasskey({ nickname } = {}) {
+      const { token } = await post<{ token: string }>('addCredential', {});
+      tokenOf(await client.register(token, nickname));
+      await list();
+    },
+
+    passkeys: list,
+
+    async renamePasskey(id, name) {
+      await post('renamePasskey', { id, name });
+    },
+
+    async deletePasskey(id) {
+      try {
+        await post('deletePasskey', { id });
+      } catch (error) {
+        if (!(error instanceof PasskeyError) || error.errorCode !== 'step_up_required') throw error;
+        await stepUp({ purpose: typeof error.problem.purpose === 'string' ? error.problem.purpose : 'step-up' });
+        await post('deletePasskey', { id });
+      }
+      await list();
+    },
+
+    async recover(email) {
+      await post('recover', { email });
+    },
+
+    recoveryPending: () => fragmentValues().has('passwordless-recovery'),
+
+    async confirmRecovery() {
+      const values = fragmentValues();
+      const recovery = values.get('passwordless-recovery');
+      if (!recovery) throw new PasskeyError({ from: 'client', errorCode: 'invalid_link', title: 'This page was not opened from a recovery link.' });
+      clearFragment();
+      return post<SignedInUser>('confirmRecovery', { recovery, token: values.get('token') });
+    },
+
+    async signOut() {
+      stopAutofill();
+      userId = undefined;
+      await post('logout');
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { RequestHandler } from 'express';
+import { z } from 'zod';
+import { HostProblem } from '../errorCodes';
+import { asyncHandler, parseBody } from '../http';
+import { signedInUser } from '../signedInUser';
+import { recordStepUp } from '../stepUp';
+import { acceptedToken } from '../strategy';
+import type { LocalUser } from '../userStore';
+import type { RouteContext } from './context';
+
+const stepUpSchema = z.object({
+  token: z.unknown(),
+  purpose: z.string({ message: 'must be a string' }).trim().min(1, 'is required').max(255, 'must be at most 255 characters').default('step-up'),
+});
+
+/**
+ * `POST /passwordless-step-up {token, purpose?}`: the signed-in user confirmed it is them with a
+ * passkey (the published client's `stepup({signinMethod, purpose})` makes the token). The token
+ * must be a passkey sign-in of that purpose (default `step-up`), made on the host's origins, by
+ * the signed-in user's own passkey. The time is kept in the session, which keeps its id: a step-up
+ * is not a new sign-in.
+ */
+export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
+  return asyncHandler(async (req, res) => {
+    const { userId } = signedInUser<U>(req, ctx.userIdOf);
+    const input = parseBody(stepUpSchema, req.body);
+    const checked = await acceptedToken(ctx.client, input.token, { ...ctx.tokenAcceptance, types: new Set(['passkey_signin']), purposes: [input.purpose] }, req);
+    if ('failure' in checked) throw new HostProblem(checked.failure.problem);
+    if (checked.verified.userId !== userId) throw new HostProblem('token_not_accepted', "The token proves another user's passkey, not the signed-in user's.");
+    recordStepUp(req, input.purpose, userId);
+    res.status(204).end();
+  });
+}
