@@ -118,6 +118,8 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
    * host needs no bundler: `true` mounts them under `/passwordless-browser/`, a string elsewhere.
    */
   serveBrowserModule?: boolean | string;
+  /** The clock of the middleware's time rules (step-up age, pending sign-ups, links); default Date.now. For tests. */
+  now?: () => number;
   /** The browser module restarts an autofill request this often, before its challenge expires (the service's ceremony timeout is 60 s). Default 50. */
   autofillRestartSeconds?: number;
   /** Install passport.serializeUser/deserializeUser through `users`. Default true. */
@@ -191,6 +193,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const stepUpMaxAge = secondsOption(options.stepUpMaxAge, 'stepUpMaxAge', 300, 1, 86_400);
   const autofillRestartSeconds = secondsOption(options.autofillRestartSeconds, 'autofillRestartSeconds', 50, 1, 3600);
   const relatedOrigins = originsOption(options.relatedOrigins, 'relatedOrigins');
+  const now = options.now ?? Date.now;
 
   const tokenAcceptance: TokenAcceptance = {
     types: new Set(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const])]),
@@ -199,7 +202,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     onRefused: (refusal, req) =>
       (logger.warn ?? logger.error).call(logger, { ...refusal, expectedOrigins: expectedOrigins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
   };
-  const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger };
+  const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger, now };
   const strategy = new PasswordlessStrategy<U>(
     {
       client,
@@ -239,6 +242,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     // What is mounted, for the browser module's config: a route that is off is not there.
     paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recoveryLink ? paths.recover : null, confirmRecovery: recoveryLink ? paths.confirmRecovery : null },
     autofillRestartSeconds,
+    now,
   };
 
   const throttle = options.throttle === false ? undefined : { ...DEFAULT_THROTTLE, ...options.throttle };
@@ -248,7 +252,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   // Mails per address, whoever asks (the address as the routes normalise it).
   const emailOf = (req: Request) => String((req.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase();
   const mailsPerAddress = (kind: string) => (throttle ? mailThrottle(throttle, kind, emailOf) : passThrough);
-  const requireStepUp = stepUpGuard(userIdOf);
+  const requireStepUp = stepUpGuard(userIdOf, now);
 
   const router = express.Router();
   // Every state-changing route: only from this site's own pages (or a non-browser client), only

@@ -15,6 +15,7 @@ export interface SignUpCompletionContext<U extends LocalUser> {
   emailAsAlias: boolean;
   aliasHashing: boolean;
   logger: HostLogger;
+  now(): number;
 }
 
 /**
@@ -25,7 +26,7 @@ export interface SignUpCompletionContext<U extends LocalUser> {
  * stays in the user store. Throws a HostProblem for what the visitor can act on.
  */
 export async function completeSignUp<U extends LocalUser>(ctx: SignUpCompletionContext<U>, req: Request, verified: VerifiedUser): Promise<U> {
-  const pending = pendingSignUpFor(req, verified.userId);
+  const pending = pendingSignUpFor(req, verified.userId, ctx.now());
   if (!pending) throw new HostProblem('token_not_accepted', 'No sign-up for this passkey is pending in this session: it expired, or was started elsewhere.');
   const removePasskey = () => deleteCredentialQuietly(ctx, verified, 'a passkey whose sign-up did not complete');
   if (await ctx.findUser(pending.userId)) {

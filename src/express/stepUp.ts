@@ -26,13 +26,13 @@ export function steppedUp(req: Request, purpose: string, userId: string, maxAgeS
  * stepped up for `purpose` in this session within `maxAge` seconds; otherwise 401
  * `step_up_required`, naming the purpose, so the page can run the step-up and retry.
  */
-export function stepUpGuard(userIdOf: (user: unknown) => string | undefined): (options?: StepUpOptions) => RequestHandler {
+export function stepUpGuard(userIdOf: (user: unknown) => string | undefined, now: () => number = Date.now): (options?: StepUpOptions) => RequestHandler {
   return ({ purpose = 'step-up', maxAge = 300 } = {}) => {
     if (!Number.isFinite(maxAge) || maxAge <= 0) throw new TypeError('requireStepUp({ maxAge }) takes a positive number of seconds.');
     return (req, _res, next) => {
       const userId = req.isAuthenticated?.() ? userIdOf(req.user) : undefined;
       if (userId === undefined) next(new HostProblem('not_signed_in'));
-      else if (!steppedUp(req, purpose, userId, maxAge)) next(new HostProblem('step_up_required', `Confirm it is you with a passkey (purpose '${purpose}') first.`, { purpose }));
+      else if (!steppedUp(req, purpose, userId, maxAge, now())) next(new HostProblem('step_up_required', `Confirm it is you with a passkey (purpose '${purpose}') first.`, { purpose }));
       else next();
     };
   };

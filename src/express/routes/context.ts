@@ -42,6 +42,8 @@ export interface RouteContext<U extends LocalUser> {
   paths: Record<string, string | null>;
   /** How often the browser module restarts an autofill request. */
   autofillRestartSeconds: number;
+  /** The clock of the time rules. */
+  now(): number;
 }
 
 /** pino-compatible: `logger.error({...}, 'message')`; `warn` is used where given. */

@@ -56,7 +56,7 @@ export function registerRoute<U extends LocalUser>(ctx: RouteContext<U>): Reques
     if (ctx.verifyEmail) {
       const { linkLifetimeSeconds } = ctx.verifyEmail;
       const signUp = signSignUpClaim(
-        { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: Date.now() + linkLifetimeSeconds * 1000 },
+        { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + linkLifetimeSeconds * 1000 },
         ctx.settings.apiSecret,
       );
       const origin = ctx.expectedOrigins(req)[0] ?? requestOrigin(req);
@@ -70,7 +70,7 @@ export function registerRoute<U extends LocalUser>(ctx: RouteContext<U>): Reques
       sendJson(res, 202, { verificationSent: true });
       return;
     }
-    holdSignUp(req, { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: Date.now() + ctx.settings.register.expirationSeconds * 1000 });
+    holdSignUp(req, { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + ctx.settings.register.expirationSeconds * 1000 });
     const { token } = await ctx.client.createRegisterToken(registerRequest(ctx.settings.register, { userId, username: input.username, displayName, aliases: [] }));
     sendJson(res, 200, { token });
   });

@@ -27,7 +27,7 @@ export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestH
     const checked = await acceptedToken(ctx.client, input.token, { ...ctx.tokenAcceptance, types: new Set(['passkey_signin']), purposes: [input.purpose] }, req);
     if ('failure' in checked) throw new HostProblem(checked.failure.problem);
     if (checked.verified.userId !== userId) throw new HostProblem('token_not_accepted', "The token proves another user's passkey, not the signed-in user's.");
-    recordStepUp(req, input.purpose, userId);
+    recordStepUp(req, input.purpose, userId, ctx.now());
     res.status(204).end();
   });
 }

@@ -41,7 +41,7 @@ const verifyEmailSchema = z.object({
 export function verifyEmailRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
     const input = parseBody(verifyEmailSchema, req.body);
-    const claim = openSignUpClaim(input.signup, ctx.settings.apiSecret);
+    const claim = openSignUpClaim(input.signup, ctx.settings.apiSecret, ctx.now());
     if (!claim || !isVerifyTokenShaped(input.token)) throw new HostProblem('invalid_link');
     let verified: VerifiedUser;
     try {
@@ -54,7 +54,7 @@ export function verifyEmailRoute<U extends LocalUser>(ctx: RouteContext<U>): Req
     }
     if (!verified.success || verified.type !== 'magic_link' || verified.userId !== claim.userId) throw new HostProblem('invalid_link');
     if (await ctx.findUser(claim.userId)) throw new HostProblem('invalid_link', 'This sign-up was completed already: sign in instead.');
-    holdSignUp(req, { ...claim, expiresAt: Date.now() + ctx.settings.register.expirationSeconds * 1000 });
+    holdSignUp(req, { ...claim, expiresAt: ctx.now() + ctx.settings.register.expirationSeconds * 1000 });
     const { token } = await ctx.client.createRegisterToken(
       registerRequest(ctx.settings.register, { userId: claim.userId, username: claim.username, displayName: claim.displayName, aliases: [] }),
     );
