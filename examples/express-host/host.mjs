@@ -2,7 +2,6 @@
 // users sign up and sign in with passkeys through passwordless-selfhost/express.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -10,13 +9,11 @@ import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import { passwordless } from 'passwordless-selfhost/express';
+import { mailboxRoute } from './mailbox.mjs';
 import { SqliteSessionStore } from './sqliteSessionStore.mjs';
 import { SqliteUserStore } from './sqliteUserStore.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-// The published browser client, served from the installed package (no CDN).
-const BROWSER_CLIENT = join(dirname(require.resolve('@passwordlessdev/passwordless-client/package.json')), 'dist', 'esm', 'passwordless.mjs');
 
 /** A session secret kept with the host's data, made once. */
 function sessionSecret(dataDir) {
@@ -31,9 +28,10 @@ const publicFields = ({ id, email, username, displayName }) => ({ id, email, use
 /**
  * Builds the host app. Settings for the middleware come from the Passwordless__* environment keys
  * (ApiKey, ApiSecret, ApiUrl, ...); `publicApiUrl` is the service's address as browsers reach it;
- * `throttle` overrides the middleware's per-address limits (tests that sign up many times).
+ * `mailFile` is the service's MAIL_FILE, shown at /dev/mailbox outside production; `throttle`
+ * overrides the middleware's per-address limits (tests that sign up many times).
  */
-export function createHost({ dataDir, publicApiUrl, throttle }) {
+export function createHost({ dataDir, publicApiUrl, mailFile, throttle }) {
   const db = new Database(join(dataDir, 'host.db'));
   db.pragma('journal_mode = WAL');
   const users = new SqliteUserStore(db);
@@ -55,9 +53,20 @@ export function createHost({ dataDir, publicApiUrl, throttle }) {
   app.use(passport.initialize());
   app.use(passport.session());
 
-  // The passkey routes (sign-up verifies the email address first), and GET /passwordless-config
-  // for the page's browser client.
-  const auth = passwordless({ users, exposeConfig: true, publicApiUrl, verifyEmail: true, throttle });
+  // The passkey routes: sign-up verifies the email address first, recovery by email, the passkey
+  // list; GET /passwordless-config and the browser module for the page; the passkey endpoints a
+  // password manager links to.
+  const auth = passwordless({
+    users,
+    exposeConfig: true,
+    publicApiUrl,
+    verifyEmail: true,
+    recovery: true,
+    serveBrowserModule: true,
+    passkeyEndpoints: { enroll: '/', manage: '/' },
+    autofillRestartSeconds: process.env.AUTOFILL_RESTART_SECONDS ? Number(process.env.AUTOFILL_RESTART_SECONDS) : undefined,
+    throttle,
+  });
   app.use(auth);
 
   app.get('/api/me', auth.requireUser, (req, res) => {
@@ -75,7 +84,7 @@ export function createHost({ dataDir, publicApiUrl, throttle }) {
   });
   app.use(auth.handleErrors);
 
-  app.get('/vendor/passwordless.mjs', (_req, res) => res.type('text/javascript').sendFile(BROWSER_CLIENT));
+  if (mailFile && process.env.NODE_ENV !== 'production') app.get('/dev/mailbox', mailboxRoute(mailFile));
   app.use(express.static(join(here, 'public')));
 
   return {

@@ -8,6 +8,7 @@ import { UserExistsError } from 'passwordless-selfhost/express';
 export class SqliteUserStore {
   #insert;
   #byId;
+  #byEmail;
   #delete;
 
   constructor(db) {
@@ -20,6 +21,7 @@ export class SqliteUserStore {
     )`);
     this.#insert = db.prepare('INSERT INTO users (id, email, username, display_name, created_at) VALUES (?, ?, ?, ?, ?)');
     this.#byId = db.prepare('SELECT id, email, username, display_name AS displayName FROM users WHERE id = ?');
+    this.#byEmail = db.prepare('SELECT id, email, username, display_name AS displayName FROM users WHERE email = ?');
     this.#delete = db.prepare('DELETE FROM users WHERE id = ?');
   }
 
@@ -35,6 +37,11 @@ export class SqliteUserStore {
 
   async findById(id) {
     return this.#byId.get(id);
+  }
+
+  /** For account recovery by email (the column compares without regard to case). */
+  async findByEmail(email) {
+    return this.#byEmail.get(email);
   }
 
   async remove(id) {

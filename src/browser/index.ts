@@ -197,6 +197,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     const run = ++autofillRun;
     const restartMs = config.autofillRestartSeconds * 1000;
     while (run === autofillRun) {
+      const startedAt = Date.now();
       let restarted = false;
       // The challenge of a waiting request expires at the service: start a fresh one before it does.
       const timer = setTimeout(() => {
@@ -206,22 +207,26 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       const result = await client.signinWithAutofill();
       clearTimeout(timer);
       if (run !== autofillRun) return undefined;
-      if (restarted && !result.token) continue;
-      try {
-        const user = await login(tokenOf(result));
-        autofillRun++;
-        signInOptions.onSignedIn?.(user);
-        return undefined;
-      } catch (error) {
-        await forgetIfUnknown(error);
-        if (error instanceof PasskeyError) signInOptions.onError?.(error);
-        // A refusal the user can recover from (a removed passkey, a cancelled prompt) leaves
-        // autofill waiting; anything else ends it, rather than retrying in a loop.
-        if (!(error instanceof PasskeyError) || !['unknown_credential', 'unknown', 'signin_complete_error'].includes(error.errorCode)) {
+      if (result.token) {
+        try {
+          const user = await login(result.token);
           autofillRun++;
+          signInOptions.onSignedIn?.(user);
           return undefined;
+        } catch (error) {
+          if (!(error instanceof PasskeyError)) throw error;
+          signInOptions.onError?.(error);
         }
+      } else if (result.error?.from === 'server') {
+        // The service refused the passkey (e.g. deleted on the server): the browser forgets it, the page hears why.
+        const error = new PasskeyError(result.error);
+        await forgetIfUnknown(error);
+        signInOptions.onError?.(error);
       }
+      // A prompt the browser dismissed, or no passkey to offer: not the user's error to see. Either
+      // way the next request waits out the interval, so that nothing spins.
+      const rest = restartMs - (Date.now() - startedAt);
+      if (!restarted && rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
     return undefined;
   }

@@ -1,95 +1,135 @@
-// The page's part: the published browser client creates and uses passkeys; the host's own routes
-// (added by passwordless-selfhost/express) turn them into a signed-in session.
-import { Client } from '/vendor/passwordless.mjs';
+// The page's part, on the browser module the middleware serves (passwordless-selfhost/browser):
+// sign-up by email, autofill sign-in, the passkey list with provider names, rename, delete (with
+// the step-up it needs, by itself), recovery by email and sign-out.
+import { createPasskeys } from '/passwordless-browser/passwordless.mjs';
 
-const $ = (name) => document.querySelector(`[data-test="${name}"]`);
-const config = await (await fetch('/passwordless-config')).json();
-const passkeys = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey });
+const $ = (name, root = document) => root.querySelector(`[data-test="${name}"]`);
+const passkeys = await createPasskeys();
 
 function status(text) {
   $('status').textContent = text;
 }
 
-async function post(path, body = {}) {
-  const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const answer = res.status === 204 ? {} : await res.json();
-  if (!res.ok) throw new Error(answer.detail ? `${answer.title} ${answer.detail}` : answer.title ?? `HTTP ${res.status}`);
-  return answer;
+function show(section) {
+  for (const id of ['signed-in', 'signed-out', 'recovery']) document.getElementById(id).hidden = id !== section;
 }
 
-/** The browser client resolves with `{token}` or `{error}`. */
-function tokenOf(result) {
-  if (result.error) throw new Error(result.error.detail ? `${result.error.title} ${result.error.detail}` : result.error.title);
-  return result.token;
-}
-
-async function signInWith(verifyToken) {
-  const user = await post('/passwordless-login', { token: verifyToken });
-  status(`Signed in as ${user.email}.`);
-  await refresh();
+function passkeyItem(passkey) {
+  const item = document.createElement('li');
+  item.dataset.test = 'passkey';
+  item.dataset.id = passkey.id;
+  const name = Object.assign(document.createElement('input'), { value: passkey.name || 'Passkey', maxLength: 64 });
+  name.dataset.test = 'passkey-name';
+  name.setAttribute('aria-label', 'Passkey name');
+  const provider = Object.assign(document.createElement('span'), { className: 'provider', textContent: passkey.providerName ?? 'Unknown provider' });
+  provider.dataset.test = 'passkey-provider';
+  const meta = Object.assign(document.createElement('div'), {
+    className: 'meta',
+    textContent: `${passkey.synced ? 'Synced' : 'This device only'} · ${passkey.device} · added ${new Date(passkey.createdAt).toLocaleDateString()} · last used ${new Date(passkey.lastUsedAt).toLocaleString()}`,
+  });
+  const rename = Object.assign(document.createElement('button'), { textContent: 'Rename' });
+  rename.dataset.test = 'rename';
+  rename.addEventListener('click', () =>
+    act(async () => {
+      await passkeys.renamePasskey(passkey.id, name.value.trim());
+      status('Passkey renamed.');
+      await refresh();
+    }),
+  );
+  const remove = Object.assign(document.createElement('button'), { textContent: 'Delete' });
+  remove.dataset.test = 'delete';
+  remove.addEventListener('click', () =>
+    act(async () => {
+      await passkeys.deletePasskey(passkey.id);
+      status('Passkey deleted.');
+      await refresh();
+    }),
+  );
+  item.append(provider, ' ', name, meta, rename, remove);
+  return item;
 }
 
 async function refresh() {
   const me = await fetch('/api/me');
-  const signedIn = me.ok;
-  document.getElementById('signed-in').hidden = !signedIn;
-  document.getElementById('signed-out').hidden = signedIn;
-  if (!signedIn) {
+  if (!me.ok) {
     $('me').textContent = 'Signed out';
     $('passkeys').replaceChildren();
-    return;
+    show(passkeys.recoveryPending() ? 'recovery' : 'signed-out');
+    return false;
   }
-  const [user, list] = await Promise.all([me.json(), fetch('/api/passkeys').then((res) => res.json())]);
+  const user = await me.json();
+  const { passkeys: list } = await passkeys.passkeys();
   $('me').textContent = `Signed in as ${user.displayName} <${user.email}>`;
-  $('passkeys').replaceChildren(
-    ...list.map((p) => {
-      const item = document.createElement('li');
-      item.dataset.test = 'passkey';
-      item.textContent = `${p.nickname || 'Passkey'} (${p.device}), added ${new Date(p.createdAt).toLocaleString()}`;
-      return item;
-    }),
-  );
+  $('passkeys').replaceChildren(...list.map(passkeyItem));
+  show('signed-in');
+  return true;
+}
+
+async function act(action) {
+  try {
+    await action();
+  } catch (error) {
+    status(error.message);
+  }
 }
 
 function on(name, action) {
-  $(name).addEventListener('click', async () => {
-    try {
-      await action();
-    } catch (error) {
-      status(error.message);
-    }
-  });
+  $(name).addEventListener('click', () => act(action));
+}
+
+async function signedIn(user) {
+  status(`Signed in as ${user.email}.`);
+  await refresh();
+}
+
+/** `?autofill=off` leaves the sign-in field to the buttons (to try them where a passkey manager answers at once). */
+const autofill = new URLSearchParams(location.search).get('autofill') !== 'off';
+
+/** The passkeys of the autofill menu of the sign-in field, offered for as long as the page is open. */
+function offerAutofill() {
+  if (!autofill) return;
+  passkeys.signIn({ autofill: true, onSignedIn: (user) => act(() => signedIn(user)), onError: (error) => status(error.message) }).catch((error) => status(error.message));
 }
 
 on('register', async () => {
   const email = $('email').value.trim().toLowerCase();
-  await post('/passwordless-register', { email, username: $('username').value.trim() || email, displayName: $('displayName').value.trim() });
-  status(`Check your mail: we sent a link to ${email} to finish signing up.`);
+  const result = await passkeys.signUp({ email, username: $('username').value.trim() || email, displayName: $('displayName').value.trim() });
+  if (result.verificationSent) status(`Check your mail: we sent a link to ${email} to finish signing up.`);
+  else await signedIn(result.user);
 });
-
-/** The sign-up link lands here with its values in the fragment: verify, then make the passkey. */
-async function finishSignUp() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  const signup = fragment.get('passwordless-signup');
-  if (!signup) return;
-  history.replaceState(null, '', location.pathname);
-  const { token, email } = await post('/passwordless-verify-email', { signup, token: fragment.get('token') });
-  status('Creating your passkey…');
-  await signInWith(tokenOf(await passkeys.register(token, email)));
+/** A button's own sign-in ends the autofill request; if it fails, autofill is offered again. */
+async function explicitSignIn(options) {
+  try {
+    await signedIn(await passkeys.signIn(options));
+  } catch (error) {
+    offerAutofill();
+    throw error;
+  }
 }
-on('login', async () => signInWith(tokenOf(await passkeys.signinWithDiscoverable())));
-on('login-alias', async () => signInWith(tokenOf(await passkeys.signinWithAlias($('email').value.trim().toLowerCase()))));
+on('login', () => explicitSignIn());
+on('login-alias', () => explicitSignIn({ alias: $('signin-username').value.trim().toLowerCase() }));
 on('add-passkey', async () => {
-  const { token } = await post('/passwordless-add-credential', { displayName: null });
-  tokenOf(await passkeys.register(token, `Passkey ${new Date().toLocaleDateString()}`));
+  await passkeys.addPasskey({ nickname: `Passkey ${new Date().toLocaleDateString()}` });
   status('Passkey added.');
   await refresh();
 });
-on('logout', async () => {
-  await post('/passwordless-logout');
-  status('Signed out.');
+on('recover', async () => {
+  await passkeys.recover($('recover-email').value.trim().toLowerCase());
+  status('If that address has an account, a sign-in link is on its way.');
+});
+on('recover-confirm', async () => {
+  const user = await passkeys.confirmRecovery();
+  status(`Signed in as ${user.email} with the recovery link. Add a passkey to sign in next time.`);
   await refresh();
 });
+on('logout', async () => {
+  await passkeys.signOut();
+  status('Signed out.');
+  if (!(await refresh())) offerAutofill();
+});
 
-await refresh();
-finishSignUp().catch((error) => status(error.message));
+if (!(await refresh())) {
+  const user = await passkeys.finishSignUp().catch((error) => status(error.message));
+  if (user) await signedIn(user);
+  else if (!passkeys.recoveryPending()) offerAutofill();
+}
