@@ -302,4 +302,17 @@ describe('request hygiene', () => {
     expect(config.body.paths).not.toHaveProperty('recover');
     expect((await hostApp().agent.get('/passwordless-config')).status).toBe(404);
   });
+
+  it('serves the passkey endpoints and the related origins where configured, and nothing there otherwise', async () => {
+    const h = hostApp({ passkeyEndpoints: { enroll: '/account/passkeys/new', manage: 'https://id.example.com/passkeys' }, relatedOrigins: ['https://shop.example.co.uk'] });
+    const endpoints = await supertest(h.host).get('/.well-known/passkey-endpoints').set('Host', 'app.example.com').set('X-Forwarded-Proto', 'https');
+    expect(endpoints.status).toBe(200);
+    expect(endpoints.body).toEqual({ enroll: 'http://app.example.com/account/passkeys/new', manage: 'https://id.example.com/passkeys' });
+    expect((await supertest(h.host).get('/.well-known/webauthn')).body).toEqual({ origins: ['https://shop.example.co.uk'] });
+    const plain = hostApp();
+    expect((await supertest(plain.host).get('/.well-known/passkey-endpoints')).status).toBe(404);
+    expect((await supertest(plain.host).get('/.well-known/webauthn')).status).toBe(404);
+    expect(() => hostApp({ relatedOrigins: ['http://insecure.example.com'] })).toThrow(/relatedOrigins/);
+  });
 });
+

@@ -109,6 +109,25 @@ describe('the packed middleware in a fresh host app', () => {
     expect(out.trim()).toBe('function,function,function');
   });
 
+  it('ships the browser module as an ES module with types, and serves it without a bundler', () => {
+    const out = run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createPasskeys, PasskeyError } from 'passwordless-selfhost/browser';
+         import { createRequire } from 'node:module';
+         const { passwordless, InMemoryUserStore } = createRequire(process.cwd() + '/')('passwordless-selfhost/express');
+         const router = passwordless({ users: new InMemoryUserStore(), serveBrowserModule: true, env: { Passwordless__ApiKey: 'host:public:${'a'.repeat(32)}', Passwordless__ApiSecret: 'host:secret:${'b'.repeat(32)}' } });
+         console.log([typeof createPasskeys, typeof PasskeyError, typeof router].join(','));`,
+      ],
+      host,
+    );
+    expect(out.trim()).toBe('function,function,function');
+    const types = readFileSync(join(host, 'node_modules', 'passwordless-selfhost', 'dist', 'browser', 'index.d.ts'), 'utf8');
+    expect(types).toContain('export declare function createPasskeys');
+  });
+
   it('does not expose the service or other internals as import paths', () => {
     expect(() => run(process.execPath, ['-e', "require('passwordless-selfhost/dist/server/server')"], host)).toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
