@@ -1,22 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
+import type { PendingSignUp } from './pendingSignUp';
 
 /**
  * What an email-verification link carries of the sign-up it verifies, so that the link works in
- * whichever browser opens it: the middleware signs it with a key derived from the app's secret,
- * so nobody can forge or alter one, and the service's magic-link token in the same link proves
- * the mailbox was reached. Nothing is stored until the link is used.
+ * whichever browser opens it: the pending sign-up itself, `expiresAt` being the link's own end.
+ * The middleware signs it with a key derived from the app's secret, so nobody can forge or alter
+ * one, and the service's magic-link token in the same link proves the mailbox was reached.
+ * Nothing is stored until the link is used.
  */
-export interface SignUpClaim {
-  userId: string;
-  email: string;
-  username: string;
-  displayName: string;
-  /** Aliases the visitor asked for (only where the host accepts them). */
-  aliases: string[];
-  /** Epoch ms after which the link no longer starts a sign-up. */
-  expiresAt: number;
-}
+export type SignUpClaim = PendingSignUp;
 
 const claimSchema = z.object({
   u: z.string().min(1).max(64),
