@@ -10,6 +10,11 @@ import { createServices } from './server/services';
 import { startService } from './server/server';
 import { stopOnSignals } from './server/stopOnSignals';
 import { openStore } from './server/store';
+import { backupDatabase } from './server/data/backupDatabase';
+import { copyData, type CopyProgress } from './server/data/copyData';
+import { formatCopyReport } from './server/data/copyReport';
+import { databaseLabel } from './server/data/databaseLabel';
+import { restoreDatabase } from './server/data/restoreDatabase';
 
 const USAGE = `Usage: passwordless-selfhost <command>
 
@@ -26,8 +31,15 @@ const USAGE = `Usage: passwordless-selfhost <command>
   apps delete --schedule <appId>          schedule the deletion: the admin is mailed a link that
                                           cancels it; keys freeze after 24 h, data goes after 14 days
   apps cancel-delete <appId>              cancel a scheduled deletion
+  data copy --from <DATABASE_URL> --to <DATABASE_URL> [--since <snapshot id>]
+                                          copy every table in one snapshot and one transaction
+                                          (SQLite to PostgreSQL or back), then compare counts and
+                                          checksums; --since brings an earlier copy up to date
+  backup <file>                           online, consistent backup of the SQLite database (0600)
+  restore <file>                          replace the SQLite database with a backup (service stopped)
 
-Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).`;
+Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).
+Moving, backing up and restoring data: docs/operations.md, "Moving and backing up data".`;
 
 class UsageError extends Error {}
 
@@ -95,6 +107,55 @@ async function apps(args: string[]): Promise<void> {
   });
 }
 
+/** One progress line, redrawn in place, on a terminal only (a library would add nothing to this). */
+function progressLine(): { update(progress: CopyProgress): void; clear(): void } {
+  if (!process.stderr.isTTY) return { update: () => undefined, clear: () => undefined };
+  let last = 0;
+  return {
+    update({ phase, table, rows, total }) {
+      const now = Date.now();
+      if (now - last < 100 && rows < total) return;
+      last = now;
+      const share = total > 0 ? ` (${Math.min(100, Math.floor((rows * 100) / total))} %)` : '';
+      process.stderr.write(`\r${phase === 'copy' ? 'copying' : 'checking'} ${table}: ${rows.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows${share}\x1b[K`);
+    },
+    clear: () => process.stderr.write('\r\x1b[K'),
+  };
+}
+
+function parseOptions<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function data(args: string[]): Promise<void> {
+  const { values, positionals } = parseOptions(args, { from: { type: 'string' }, to: { type: 'string' }, since: { type: 'string' } });
+  if (positionals[0] !== 'copy' || positionals.length > 1) throw new UsageError(positionals[0] ? `unknown data command '${positionals.join(' ')}'` : 'data: missing a command');
+  if (!values.from || !values.to) throw new UsageError(`data copy: missing ${values.from ? '--to' : '--from'}`);
+  const progress = progressLine();
+  let result;
+  try {
+    result = await copyData({ from: values.from, to: values.to, since: values.since, onProgress: progress.update });
+  } finally {
+    progress.clear();
+  }
+  const command = `passwordless-selfhost data copy --from ${databaseLabel(values.from)} --to ${databaseLabel(values.to)}`;
+  process.stdout.write(formatCopyReport(result, command, Boolean(process.env.TOKEN_KEY_ENCRYPTION_KEY)));
+  if (!result.equal) {
+    process.stderr.write('error: the target differs from the snapshot it was copied from (see the table above)\n');
+    process.exitCode = 1;
+  }
+}
+
+function oneFile(command: string, args: string[]): string {
+  const { positionals } = parseOptions(args, {});
+  if (positionals.length !== 1) throw new UsageError(`${command}: give exactly one <file>`);
+  return positionals[0];
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
@@ -117,6 +178,22 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'apps':
       return apps(rest);
+    case 'data':
+      return data(rest);
+    case 'backup': {
+      const file = oneFile('backup', rest);
+      const done = await backupDatabase(loadConfig().databaseUrl, file);
+      process.stdout.write(`backup of ${done.database} written to ${done.file}: ${done.bytes.toLocaleString('en-US')} bytes, schema ${done.schema}, in ${done.ms} ms\n`);
+      return;
+    }
+    case 'restore': {
+      const file = oneFile('restore', rest);
+      const done = await restoreDatabase(loadConfig().databaseUrl, file);
+      process.stdout.write(`restored ${done.file} into ${done.database} (schema ${done.schema})\n`);
+      if (done.pending.length) process.stdout.write(`the service applies ${done.pending.length} newer migration(s) when it starts: ${done.pending.join(', ')}\n`);
+      if (done.previous) process.stdout.write(`the database it replaced is kept as ${done.previous}; delete it once the service runs well on the restored one\n`);
+      return;
+    }
     case 'help':
     case '--help':
     case '-h':

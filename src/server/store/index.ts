@@ -52,7 +52,7 @@ export interface PoolStats {
   waiting: number;
 }
 
-function providerOf(databaseUrl: string): Provider {
+export function providerOf(databaseUrl: string): Provider {
   if (databaseUrl.startsWith('file:')) return 'sqlite';
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) return 'postgresql';
   throw new Error('DATABASE_URL must be file:<path> or a postgres:// URL');
