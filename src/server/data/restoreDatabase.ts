@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { providerOf, sqliteFilename } from '../store';
@@ -59,20 +60,17 @@ export async function restoreDatabase(databaseUrl: string, file: string, migrati
   const label = databaseLabel(databaseUrl);
   if (resolve(database) === backup) throw new DataError(`${backup} is the database itself; nothing was changed`);
 
-  let source;
+  let source: Database.Database | undefined;
   try {
     source = openSqliteConnection(backup, { readonly: true, fileMustExist: true });
     source.prepare('SELECT count(*) FROM sqlite_schema').get();
   } catch (error) {
     source?.close();
-    throw new DataError(`${backup} is not an SQLite database (${(error as { code?: string }).code ?? (error as Error).message}); nothing was changed`);
+    const { code, message } = error as { code?: string; message?: string };
+    throw new DataError(`${backup} cannot be read as an SQLite database (${[code, message].filter(Boolean).join(': ')}); nothing was changed`);
   }
   try {
-    const problems = (source.pragma('integrity_check') as { integrity_check: string }[]).map((p) => p.integrity_check);
-    if (problems.join() !== 'ok') {
-      throw new DataError(`${backup} failed its integrity check (${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}); nothing was changed`);
-    }
-    const version = schemaVersion(readSqliteLedger(source), migrations);
+    const version = schemaVersion(checkedLedger(source, backup), migrations);
     if (version.state === 'none') throw new DataError(`${backup} is not a passwordless-selfhost database (it has no migration ledger); nothing was changed`);
     if (version.state === 'foreign') throw new DataError(`${backup} is on a schema this version cannot run: ${version.reason}; nothing was changed`);
     mkdirSync(dirname(database), { recursive: true });
@@ -105,6 +103,22 @@ export async function restoreDatabase(databaseUrl: string, file: string, migrati
   } finally {
     source.close();
   }
+}
+
+/**
+ * The backup's migration ledger, once `PRAGMA integrity_check` has found nothing wrong; damage
+ * SQLite reports as an error rather than a finding is a failed check too.
+ */
+function checkedLedger(source: Database.Database, backup: string) {
+  let problems: string[];
+  try {
+    problems = (source.pragma('integrity_check') as { integrity_check: string }[]).map((p) => p.integrity_check.replace(/\s*\n\s*/g, ' '));
+    if (problems.join() === 'ok') return readSqliteLedger(source);
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string };
+    problems = [[code, message].filter(Boolean).join(': ')];
+  }
+  throw new DataError(`${backup} failed its integrity check (${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}); nothing was changed`);
 }
 
 /**
