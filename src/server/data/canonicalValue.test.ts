@@ -50,6 +50,8 @@ describe('canonical values', () => {
 
   it('refuses a value that does not fit its column, saying what it found', () => {
     expect(() => canonicalValue('datetime', 'yesterday')).toThrow(new ValueError('holds string "yesterday", which is not a time'));
+    expect(() => canonicalValue('datetime', '2026-02-31T10:00:00.000+00:00')).toThrow(ValueError);
+    expect(() => canonicalValue('datetime', '2026-11-25 24:00:00')).toThrow(ValueError);
     expect(() => canonicalValue('boolean', 2)).toThrow(ValueError);
     expect(() => canonicalValue('int', 1.5)).toThrow(ValueError);
     expect(() => canonicalValue('text', 12)).toThrow(ValueError);

@@ -72,9 +72,15 @@ function booleanText(raw: unknown): string {
   throw new ValueError(`holds ${describe(raw)}, which is not a boolean`);
 }
 
+/** The two forms nearly every stored time has: Prisma's SQLite text and PostgreSQL's output, to the millisecond. */
+const PRISMA_SQLITE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}\+00:00$/;
+const POSTGRES_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}$/;
+
 const TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 function isoTime(raw: unknown): string {
+  // Already canonical but for the separator or the zone's spelling (a day 31 in a short month goes the long way, and is refused).
+  if (typeof raw === 'string' && (PRISMA_SQLITE_TIME.test(raw) || POSTGRES_TIME.test(raw)) && Number(raw.slice(8, 10)) <= 28) return `${raw.slice(0, 10)}T${raw.slice(11, 23)}Z`;
   if (raw instanceof Date && !Number.isNaN(raw.getTime())) return raw.toISOString();
   if ((typeof raw === 'number' && Number.isSafeInteger(raw)) || typeof raw === 'bigint') return fromEpoch(Number(raw), raw);
   const match = typeof raw === 'string' ? TIME.exec(raw.trim()) : null;
@@ -82,6 +88,11 @@ function isoTime(raw: unknown): string {
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', zone = 'Z'] = match;
   const digits = fraction.padEnd(6, '0');
   const ms = Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), Number(digits.slice(0, 3)));
+  // Date.UTC rolls 31 February over into March; a stored time must name a real moment as written.
+  const local = new Date(ms);
+  if (local.getUTCDate() !== Number(day) || local.getUTCMonth() !== Number(month) - 1 || local.getUTCHours() !== Number(hour) || local.getUTCMinutes() !== Number(minute) || local.getUTCSeconds() !== Number(second)) {
+    throw new ValueError(`holds ${describe(raw)}, which is not a time`);
+  }
   const iso = fromEpoch(ms - offsetMinutes(zone) * 60_000, raw);
   const micros = digits.slice(3, 6);
   return micros === '000' ? iso : iso.replace('Z', `${micros}Z`);

@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { CanonicalValue } from './canonicalValue';
 
 /** SHA-256 of a row's canonical values (in the table's column order, which both sides share). */
 export function rowDigest(values: CanonicalValue[]): Buffer {
-  return createHash('sha256').update(JSON.stringify(values)).digest();
+  // The one-shot hash: a Hash object per row was a tenth of a copy's time.
+  return hash('sha256', JSON.stringify(values), 'buffer');
 }
 
 /**
