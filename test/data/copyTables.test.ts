@@ -1,8 +1,8 @@
 /**
  * `data copy` in-process: what it copies (every table the migrated schema has, a later one
  * included), how faithfully (the service's own encodings, read back alike), and how a later pass
- * with `--since` catches up. Runs SQLite to SQLite always, and across to PostgreSQL and back when
- * TEST_DATABASE_URL is set.
+ * with `--since` catches up. Runs SQLite to SQLite always; across to PostgreSQL and back, and
+ * PostgreSQL to PostgreSQL, when TEST_DATABASE_URL is set.
  */
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -20,12 +20,13 @@ import { createTestDatabase, startTestService, warnIfPostgresSkipped, type TestD
 
 warnIfPostgresSkipped();
 
-/** Source and target providers: SQLite to SQLite always; across both ways with PostgreSQL. */
+/** Source and target providers: SQLite to SQLite always; across both ways, and PostgreSQL to PostgreSQL, with PostgreSQL. */
 const pairs: [Provider, Provider][] = process.env.TEST_DATABASE_URL
   ? [
       ['sqlite', 'sqlite'],
       ['sqlite', 'postgresql'],
       ['postgresql', 'sqlite'],
+      ['postgresql', 'postgresql'],
     ]
   : [['sqlite', 'sqlite']];
 

@@ -28,8 +28,9 @@ export interface DiffOptions {
 
 /**
  * Compares a table's rows in the source and the target by primary key and content: the target's
- * rows are held as key -> digest (about 150 bytes a row), the source's streamed past them. Each
- * side is read from whatever snapshot or transaction its endpoint has open.
+ * rows are held in memory as key -> digest, the source's streamed past them (docs/operations.md
+ * gives the memory this takes). Each side is read from whatever snapshot or transaction its
+ * endpoint has open.
  */
 export async function diffTable(source: DataEndpoint, target: DataEndpoint, sourceTable: TableSchema, targetTable: TableSchema, options: DiffOptions): Promise<TableDiff> {
   const keyIndexes = sourceTable.primaryKey.map((name) => sourceTable.columns.findIndex((c) => c.name === name));
