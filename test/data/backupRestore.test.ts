@@ -12,10 +12,13 @@ import { loadMigrations, migrateSqlite } from '../../src/server/store/migrate';
 import { populateApp } from '../support/appData';
 import { contentThroughService, rawDump } from '../support/databaseContent';
 import { runCli } from '../support/deployment';
-import { startServiceProcess } from '../support/serviceProcess';
+import { ensureBuilt, startServiceProcess } from '../support/serviceProcess';
 import { createTestDatabase, startTestService, type TestDatabase, type TestService } from '../support/testService';
 
 const CLI_TIMEOUT_MS = 60_000;
+
+// The build (when a source is newer than dist/) takes a while on a loaded machine: not a test's time.
+beforeAll(() => ensureBuilt(), 180_000);
 
 function expectRefusal(result: { code: number | null; stdout: string; stderr: string }, message: RegExp): void {
   expect({ code: result.code, stdout: result.stdout, lines: result.stderr.trimEnd().split('\n').length }).toEqual({ code: 1, stdout: '', lines: 1 });

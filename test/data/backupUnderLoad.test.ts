@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { sqliteFilename } from '../../src/server/store';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { runCli } from '../support/deployment';
-import { startServiceProcess } from '../support/serviceProcess';
+import { ensureBuilt, startServiceProcess } from '../support/serviceProcess';
 import type { SoftCredential } from '../support/softwareAuthenticator';
 import { createTestDatabase } from '../support/testService';
 
@@ -20,6 +20,10 @@ const WORKERS = 3;
 /** Registrations answered before the backup starts. */
 const BEFORE_BACKUP = 12;
 const TIMEOUT_MS = 120_000;
+const BUILD_TIMEOUT_MS = 180_000;
+
+// The build (when a source is newer than dist/) takes a while on a loaded machine: not the test's time.
+beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
 
 interface Registration {
   userId: string;

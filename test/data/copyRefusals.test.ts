@@ -16,11 +16,15 @@ import { loadMigrations, migratePostgres, migrateSqlite, type Provider } from '.
 import { populateApp } from '../support/appData';
 import { rawDump } from '../support/databaseContent';
 import { runCli, snapshotIdIn } from '../support/deployment';
+import { ensureBuilt } from '../support/serviceProcess';
 import { startTcpProxy } from '../support/tcpProxy';
 import { createTestDatabase, providers, startTestService, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
 warnIfPostgresSkipped();
 const CLI_TIMEOUT_MS = 60_000;
+
+// The build (when a source is newer than dist/) takes a while on a loaded machine: not a test's time.
+beforeAll(() => ensureBuilt(), 180_000);
 
 /** Asserts a refusal: exit 1, nothing on stdout, one `error:` line matching `message`. */
 function expectRefusal(result: { code: number | null; stdout: string; stderr: string }, message: RegExp): void {
@@ -130,6 +134,32 @@ describe.each(providers())('data copy into %s refuses, and leaves the target as 
       expectRefusal(await runCli(['data', 'copy', '--from', source.url, '--to', empty.url, '--since', snapshotIdIn(first.stdout)]), /--since needs the target an earlier copy filled, on this version's schema; .* has no schema/);
       expectRefusal(await runCli(['data', 'copy', '--from', source.url, '--to', target.url, '--since', '2026-11-25T09:45:11Z']), /--since takes the snapshot id that the previous copy printed/);
       expect(await rawDump(target.url)).toEqual(before);
+    },
+    CLI_TIMEOUT_MS,
+  );
+});
+
+describe('the check after the copy', () => {
+  it(
+    'names a table the target did not store as given, and exits 1',
+    async () => {
+      const source = await filledSource('sqlite');
+      const target = await createTestDatabase('sqlite');
+      try {
+        // A target that changes what it is given (here a trigger; a faulty disk or driver alike).
+        migrateSqlite(sqliteFilename(target.url));
+        new Database(sqliteFilename(target.url)).exec(`CREATE TRIGGER "tamper" AFTER INSERT ON "Credential" BEGIN UPDATE "Credential" SET "signatureCounter" = 0 WHERE rowid = NEW.rowid; END`).close();
+        const result = await runCli(['data', 'copy', '--from', source.url, '--to', target.url]);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toMatch(/^Credential\s+1\s+1\s+[0-9a-f]{16} in the source, [0-9a-f]{16} in the target {2}DIFFERENT$/m);
+        expect(result.stdout).toMatch(/^App\s+1\s+1\s+[0-9a-f]{16} {2}equal$/m);
+        expect(result.stdout).toContain('THE TARGET DIFFERS FROM THE SNAPSHOT in Credential: do not switch to it.');
+        expect(result.stdout).not.toContain('--since');
+        expect(result.stderr).toBe('error: the target differs from the snapshot it was copied from (see the table above)\n');
+      } finally {
+        await target.drop();
+        await source.drop();
+      }
     },
     CLI_TIMEOUT_MS,
   );

@@ -6,14 +6,17 @@
 import { MODELS, contentThroughService } from '../support/databaseContent';
 import { abortLinkFor, expectDeploymentServed, expectEveryTableEqual, keepSigningIn, runCli, seedDeployment, signInEveryone, snapshotIdIn } from '../support/deployment';
 import { signIn } from '../support/ceremonies';
-import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import { MANAGEMENT_KEY, createTestDatabase, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
 warnIfPostgresSkipped();
 const TIMEOUT_MS = 120_000;
+const BUILD_TIMEOUT_MS = 180_000;
 const ENV = { RATE_LIMITS: 'off' };
 
 (process.env.TEST_DATABASE_URL ? describe : describe.skip)('moving a running SQLite service to PostgreSQL', () => {
+  // The build (when a source is newer than dist/) takes a while on a loaded machine: not the test's time.
+  beforeAll(() => ensureBuilt(), BUILD_TIMEOUT_MS);
   const databases: TestDatabase[] = [];
   const services: ServiceProcess[] = [];
   afterAll(async () => {

@@ -4,7 +4,7 @@ import type { DataEndpoint } from './dataEndpoint';
 import { DataError } from './dataError';
 import { diffTable, type TableDiff } from './diffTable';
 import { assertDistinct, openEndpoint, providerOfOption } from './openEndpoint';
-import { describeVersion, schemaVersion } from './schemaVersion';
+import { describeVersion, schemaVersion, type SchemaVersion } from './schemaVersion';
 import { formatSnapshotId, parseSnapshotId } from './snapshotId';
 import { databaseDigest, rowDigest, TableChecksum } from './tableChecksum';
 import { explainWriteError } from './writeErrors';
@@ -103,12 +103,7 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
   const batchSize = options.batchSize ?? 1000;
   const source = await openEndpoint(options.from, 'source');
   try {
-    const sourceVersion = schemaVersion(await source.ledger(), migrations[sourceProvider]);
-    if (sourceVersion.state === 'none') throw new DataError(`the source ${source.label} is not a passwordless-selfhost database (it has no migration ledger)`);
-    if (sourceVersion.state === 'foreign') throw new DataError(`the source ${source.label} is on a schema this version cannot read: ${sourceVersion.reason}`);
-    if (sourceVersion.state === 'behind') {
-      throw new DataError(`the source ${source.label} is on an older ${describeVersion(sourceVersion)}: run this version's \`migrate\` (or start its service) on it once, then copy`);
-    }
+    const schema = await currentSchemaOf(source, migrations[sourceProvider]);
     const sourceCatalog = await source.catalog();
     const target = await openEndpoint(options.to, 'target', { maxPages: options.maxTargetPages });
     let committed = false;
@@ -123,18 +118,16 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
         }
         pass = await catchUp(source, target, pairCatalogs(sourceCatalog, targetCatalog, 'nothing was changed'), since.digest, options.since!, batchSize, options.onProgress);
       } else {
-        if (targetVersion.state === 'foreign') throw new DataError(`the target ${target.label} is on another schema version: ${targetVersion.reason}; nothing was changed`);
-        if (targetVersion.state === 'none' && targetCatalog.length > 0) {
-          throw new DataError(`the target ${target.label} holds tables that are not a passwordless-selfhost database (${names(targetCatalog)}); copy into an empty database; nothing was changed`);
-        }
-        await assertEmpty(target, targetCatalog);
-        const pending = targetVersion.state === 'current' ? [] : targetVersion.state === 'behind' ? targetVersion.pending : migrations[targetProvider];
+        const pending = await migrationsForEmptyTarget(target, targetVersion, targetCatalog, migrations[targetProvider]);
         pass = await copyAll(source, target, sourceCatalog, targetCatalog, pending, batchSize, options.onProgress);
       }
       committed = true;
       const copyMs = Date.now() - started;
       const checked = Date.now();
-      const check = await checkCopy(source, target, pass.paired, pass.source, batchSize, options.onProgress);
+      const snapshotId = formatSnapshotId(pass.snapshotTime, databaseDigest([...pass.source].map(([table, sum]) => ({ table, count: sum.count, checksum: sum.hex() }))));
+      const check = await checkCopy(source, target, pass.paired, pass.source, batchSize, options.onProgress).catch((error: unknown) => {
+        throw new DataError(`the copy was committed, but reading it back failed (${(error as Error).message}); check it again with --since ${snapshotId}, which writes only what differs`);
+      });
       const tables = pass.paired.source.map((table): TableResult => {
         const expected = pass.source.get(table.name)!;
         const found = check.get(table.name)!;
@@ -148,15 +141,14 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
           newer: { inserted: found.inserted, updated: found.updated, deleted: found.deleted },
         };
       });
-      const digest = databaseDigest(tables.map((t) => ({ table: t.table, count: t.sourceRows, checksum: t.sourceChecksum })));
       return {
         mode: since ? 'since' : 'copy',
         source: source.label,
         target: target.label,
-        schema: sourceVersion.latest,
+        schema,
         applied: pass.applied,
         snapshotTime: pass.snapshotTime,
-        snapshotId: formatSnapshotId(pass.snapshotTime, digest),
+        snapshotId,
         tables,
         equal: tables.every((t) => t.sourceRows === t.targetRows && t.sourceChecksum === t.targetChecksum),
         copyMs,
@@ -171,6 +163,31 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
 }
 
 const names = (tables: TableSchema[]) => tables.map((t) => t.name).join(', ');
+
+/** The source's schema (its last migration), which must be exactly this version's. */
+async function currentSchemaOf(source: DataEndpoint, migrations: Migration[]): Promise<string> {
+  const version = schemaVersion(await source.ledger(), migrations);
+  if (version.state === 'none') throw new DataError(`the source ${source.label} is not a passwordless-selfhost database (it has no migration ledger)`);
+  if (version.state === 'foreign') throw new DataError(`the source ${source.label} is on a schema this version cannot read: ${version.reason}`);
+  if (version.state === 'behind') {
+    throw new DataError(`the source ${source.label} is on an older ${describeVersion(version)}: run this version's \`migrate\` (or start its service) on it once, then copy`);
+  }
+  return version.latest;
+}
+
+/**
+ * What a first copy may write to: a database with no tables, or one the service's migrations
+ * made (this version's, or an older one's) that holds no rows. Returns the migrations the copy's
+ * transaction must apply first.
+ */
+async function migrationsForEmptyTarget(target: DataEndpoint, version: SchemaVersion, catalog: TableSchema[], migrations: Migration[]): Promise<Migration[]> {
+  if (version.state === 'foreign') throw new DataError(`the target ${target.label} is on another schema version: ${version.reason}; nothing was changed`);
+  if (version.state === 'none' && catalog.length > 0) {
+    throw new DataError(`the target ${target.label} holds tables that are not a passwordless-selfhost database (${names(catalog)}); copy into an empty database; nothing was changed`);
+  }
+  await assertEmpty(target, catalog);
+  return version.state === 'current' ? [] : version.state === 'behind' ? version.pending : migrations;
+}
 
 async function assertEmpty(target: DataEndpoint, tables: TableSchema[]): Promise<void> {
   const filled: string[] = [];
