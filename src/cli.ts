@@ -4,12 +4,8 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/core/config';
 import { ApiError } from './server/core/apiError';
 import { parseWith } from './server/core/validation';
-import { createAppSchema } from './server/services/apps/apps';
 import { createLogger } from './server/core/logger';
-import { createServices } from './server/services';
-import { startService } from './server/server';
-import { stopOnSignals } from './server/stopOnSignals';
-import { openStore } from './server/store';
+import type { Services } from './server/services';
 import { backupDatabase } from './server/data/backupDatabase';
 import { copyData, type CopyProgress } from './server/data/copyData';
 import { formatCopyReport } from './server/data/copyReport';
@@ -43,8 +39,14 @@ Moving, backing up and restoring data: docs/operations.md, "Moving and backing u
 
 class UsageError extends Error {}
 
-async function withServices<T>(run: (services: ReturnType<typeof createServices>) => Promise<T>): Promise<T> {
+/*
+ * The service, its store and Prisma's clients are loaded by the commands that use them: `data
+ * copy`, `backup` and `restore` start without them (about a second less on these machines).
+ */
+
+async function withServices<T>(run: (services: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const [{ openStore }, { createServices }] = await Promise.all([import('./server/store'), import('./server/services')]);
   const store = openStore(config.databaseUrl);
   await store.migrate();
   const services = createServices(config, store);
@@ -74,6 +76,7 @@ async function apps(args: string[]): Promise<void> {
     switch (action) {
       case 'create': {
         // The same validation as the management API's create.
+        const { createAppSchema } = await import('./server/services/apps/apps');
         const input = parseWith(createAppSchema, { adminEmail: need(values['admin-email'], '--admin-email'), plan: values.plan });
         const created = await service.create(need(appId, '<appId>'), input);
         print({ appId, ...created });
@@ -162,11 +165,13 @@ async function main(argv: string[]): Promise<void> {
     case 'serve': {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      const [{ startService }, { stopOnSignals }] = await Promise.all([import('./server/server'), import('./server/stopOnSignals')]);
       stopOnSignals(await startService(config, logger), logger, config.shutdownTimeoutMs);
       return;
     }
     case 'migrate': {
       const config = loadConfig();
+      const { openStore } = await import('./server/store');
       const store = openStore(config.databaseUrl);
       try {
         const applied = await store.migrate();

@@ -49,8 +49,12 @@ const ENV = { RATE_LIMITS: 'off' };
       expect((await signIn(source, app, users[0].passkeys[0], { userId: users[0].userId })).complete.status).toBe(200);
 
       await source.stop();
-      const last = await runCli(['data', 'copy', '--from', postgres.url, '--to', sqlite.url, '--since', snapshotIdIn(first.stdout)]);
+      // Where token keys are kept wrapped, the operator is told the target's services need the same key-encryption key.
+      const last = await runCli(['data', 'copy', '--from', postgres.url, '--to', sqlite.url, '--since', snapshotIdIn(first.stdout)], { TOKEN_KEY_ENCRYPTION_KEY: 'set-for-this-run' });
       expect({ code: last.code, stderr: last.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(last.stdout).toMatch(/^token keys: [1-9]\d* keys? copied as stored, so tokens issued before the copy verify against the target\.\n {2}They are stored wrapped with TOKEN_KEY_ENCRYPTION_KEY: every service on the target needs the same TOKEN_KEY_ENCRYPTION_KEY\.$/m);
+      expect(first.stdout).not.toContain('TOKEN_KEY_ENCRYPTION_KEY');
+      expect(last.stdout).not.toContain('set-for-this-run');
       expectEveryTableEqual(last.stdout, MODELS);
       expect(last.stdout).toMatch(/brought up to date in [\d.]+ s: [1-9][\d,]* rows? written \(.*Credential: \d+ updated/);
       expect(last.stdout).toContain('written on the source after the snapshot: nothing; the target equals the source.');

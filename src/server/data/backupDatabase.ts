@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { providerOf, sqliteFilename } from '../store';
+import { providerOf, sqliteFilename } from '../store/databaseUrl';
 import { openSqliteConnection } from '../store/sqlite';
 import { DataError } from './dataError';
 import { databaseLabel } from './databaseLabel';

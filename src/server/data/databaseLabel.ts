@@ -1,4 +1,4 @@
-import { sqliteFilename } from '../store';
+import { sqliteFilename } from '../store/databaseUrl';
 
 /**
  * How a DATABASE_URL is shown in output and messages: the SQLite file's full path, or the

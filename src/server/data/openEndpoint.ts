@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { providerOf, sqliteFilename } from '../store';
+import { providerOf, sqliteFilename } from '../store/databaseUrl';
 import type { Provider } from '../store/migrate';
 import type { DataEndpoint } from './dataEndpoint';
 import { DataError } from './dataError';

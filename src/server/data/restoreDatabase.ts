@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { providerOf, sqliteFilename } from '../store';
+import { providerOf, sqliteFilename } from '../store/databaseUrl';
 import { loadMigrations, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
 import { DataError } from './dataError';

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
-import { sqliteFilename } from '../store';
+import { sqliteFilename } from '../store/databaseUrl';
 import { applyPendingSqlite, MIGRATION_LEDGER, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
 import type { TableSchema } from './catalog';
