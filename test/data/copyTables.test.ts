@@ -16,7 +16,7 @@ import { registerPasskey, signIn } from '../support/ceremonies';
 import { MODELS, contentThroughService, rawDump } from '../support/databaseContent';
 import { managementClient } from '../support/http';
 import { privateApi } from '../support/privateApi';
-import { createTestDatabase, startTestService, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
+import { createTestDatabase, providers, startTestService, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
 warnIfPostgresSkipped();
 
@@ -259,6 +259,35 @@ describe.each(pairs)('a later pass with --since, from %s to %s', (from, to) => {
       expect(third.equal).toBe(true);
     } finally {
       await dropAll([target]);
+      await svc.close().catch(() => undefined);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe.each(providers())('schema versions, with a %s target', (provider) => {
+  const older = (p: Provider) => loadMigrations(p).slice(0, 3);
+
+  it('an empty target an older version migrated is brought up to date in the copy; an older source is refused until it is migrated', async () => {
+    const svc = await startTestService('sqlite');
+    const [target, oldSource] = [await createTestDatabase(provider), await createTestDatabase('sqlite')];
+    try {
+      await populateApp(svc, await svc.createApp());
+      await svc.services.close();
+      if (provider === 'sqlite') migrateSqlite(sqliteFilename(target.url), older('sqlite'));
+      else await migratePostgres(target.url, older('postgresql'));
+      const result = await copyData({ from: svc.config.databaseUrl, to: target.url });
+      expect(result.applied).toEqual(loadMigrations(provider).slice(3).map((m) => m.name));
+      expect(result.equal).toBe(true);
+
+      migrateSqlite(sqliteFilename(oldSource.url), older('sqlite'));
+      const fresh = await createTestDatabase(provider);
+      await expect(copyData({ from: oldSource.url, to: fresh.url })).rejects.toThrow(/is on an older schema 20261123020000_tenant_foreign_keys \(2 migrations behind\): run this version's `migrate` \(or start its service\) on it once, then copy/);
+      expect((await rawDump(fresh.url)).tables).toEqual({});
+      await fresh.drop();
+    } finally {
+      await dropAll([target, oldSource]);
       await svc.close().catch(() => undefined);
     }
   });
