@@ -22,6 +22,9 @@ const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
   'server/redis': { imports: ['server/core', 'shared'] },
   'server/metrics': { imports: ['server/core', 'shared'], types: ['server/store'] },
   'server/services': { imports: ['server/core', 'server/webauthn', 'server/store', 'server/mail', 'server/redis', 'shared'] },
+  // Operator tooling beside the service (data copy, backup, restore): it works on the databases
+  // through the store's connections and migrations, never through services or HTTP.
+  'server/data': { imports: ['server/store', 'server/core', 'shared'] },
   // The Express edge: routing/ and middleware/ use each other.
   'server/http': { imports: ['server/core', 'server/redis', 'shared'], types: ['server/services'] },
   'server/routes': { imports: ['server/http', 'server/services', 'server/core', 'shared'], types: ['server/metrics'] },

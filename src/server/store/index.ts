@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
+import { providerOf, sqliteFilename } from './databaseUrl';
 import type { HotPath } from './hotPath';
 import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
 import { openPostgresHotPath } from './postgresHotPath';
@@ -11,6 +12,7 @@ import { SqliteAdapterFactory } from './sqlite';
 import { openSqliteHotPath } from './sqliteHotPath';
 
 export type { HotPath } from './hotPath';
+export { providerOf, sqliteFilename } from './databaseUrl';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
@@ -52,15 +54,6 @@ export interface PoolStats {
   waiting: number;
 }
 
-function providerOf(databaseUrl: string): Provider {
-  if (databaseUrl.startsWith('file:')) return 'sqlite';
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return 'postgresql';
-  throw new Error('DATABASE_URL must be file:<path> or a postgres:// URL');
-}
-
-export function sqliteFilename(databaseUrl: string): string {
-  return resolve(databaseUrl.slice('file:'.length));
-}
 
 /** Opens the store that DATABASE_URL names. Nothing is migrated until `migrate()` is called. */
 export function openStore(databaseUrl: string): Store {

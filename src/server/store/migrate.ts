@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
 import { openSqliteConnection } from './sqlite';
 
@@ -35,6 +36,12 @@ export function loadMigrations(provider: Provider): Migration[] {
 export const MIGRATION_LEDGER = '_passwordless_migrations';
 const LEDGER = MIGRATION_LEDGER;
 
+/** The ledger's definition per provider; every migrator creates it the same way. */
+const LEDGER_DDL: Record<Provider, string> = {
+  sqlite: `CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`,
+  postgresql: `CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+};
+
 function assertUnchanged(applied: Map<string, string>, migrations: Migration[]): void {
   for (const m of migrations) {
     const recorded = applied.get(m.name);
@@ -58,19 +65,11 @@ export function migrateSqlite(filename: string, migrations = loadMigrations('sql
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = OFF'); // only takes effect outside a transaction
-    db.exec(`CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)`);
     const run = db.transaction(() => {
-      const rows = db.prepare(`SELECT name, checksum FROM "${LEDGER}"`).all() as { name: string; checksum: string }[];
-      const applied = new Map(rows.map((r) => [r.name, r.checksum]));
-      assertUnchanged(applied, migrations);
-      const pending = migrations.filter((m) => !applied.has(m.name));
-      for (const m of pending) {
-        db.exec(m.sql);
-        db.prepare(`INSERT INTO "${LEDGER}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(m.name, m.checksum, new Date().toISOString());
-      }
+      const applied = applyPendingSqlite(db, migrations);
       const broken = db.pragma('foreign_key_check') as { table: string }[];
       if (broken.length > 0) throw new Error(`migrations left ${broken.length} rows whose app does not exist (first in ${broken[0].table}); nothing was applied`);
-      return pending.map((m) => m.name);
+      return applied;
     });
     return run.immediate();
   } finally {
@@ -78,8 +77,26 @@ export function migrateSqlite(filename: string, migrations = loadMigrations('sql
   }
 }
 
+/**
+ * Applies the pending migrations on `db` inside the caller's transaction (with foreign keys off,
+ * as `migrateSqlite` runs them) and returns their names: the copy command creates a target's
+ * schema in the same transaction as its rows.
+ */
+export function applyPendingSqlite(db: Database.Database, migrations: Migration[]): string[] {
+  db.exec(LEDGER_DDL.sqlite);
+  const rows = db.prepare(`SELECT name, checksum FROM "${LEDGER}"`).all() as { name: string; checksum: string }[];
+  const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+  assertUnchanged(applied, migrations);
+  const pending = migrations.filter((m) => !applied.has(m.name));
+  for (const m of pending) {
+    db.exec(m.sql);
+    db.prepare(`INSERT INTO "${LEDGER}" (name, checksum, applied_at) VALUES (?, ?, ?)`).run(m.name, m.checksum, new Date().toISOString());
+  }
+  return pending.map((m) => m.name);
+}
+
 // Any constant works; it names "the passwordless migration lock" among PostgreSQL advisory locks.
-const PG_MIGRATION_LOCK = 7_001_2026;
+export const PG_MIGRATION_LOCK = 7_001_2026;
 
 /**
  * Applies pending migrations to PostgreSQL. A session advisory lock makes concurrent starts
@@ -90,16 +107,12 @@ export async function migratePostgres(url: string, migrations = loadMigrations('
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [PG_MIGRATION_LOCK]);
-    await client.query(`CREATE TABLE IF NOT EXISTS "${LEDGER}" (name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${LEDGER}"`);
-    const applied = new Map(rows.map((r) => [r.name, r.checksum]));
-    assertUnchanged(applied, migrations);
+    const pending = await pendingPostgres(client, migrations);
     const done: string[] = [];
-    for (const m of migrations.filter((m) => !applied.has(m.name))) {
+    for (const m of pending) {
       await client.query('BEGIN');
       try {
-        await client.query(m.sql);
-        await client.query(`INSERT INTO "${LEDGER}" (name, checksum) VALUES ($1, $2)`, [m.name, m.checksum]);
+        await runPostgresMigration(client, m);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
@@ -112,4 +125,29 @@ export async function migratePostgres(url: string, migrations = loadMigrations('
     await client.query('SELECT pg_advisory_unlock($1)', [PG_MIGRATION_LOCK]).catch(() => undefined);
     await client.end();
   }
+}
+
+/** Creates the ledger if needed and returns the migrations it does not record yet. */
+async function pendingPostgres(client: PgClient, migrations: Migration[]): Promise<Migration[]> {
+  await client.query(LEDGER_DDL.postgresql);
+  const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${LEDGER}"`);
+  const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+  assertUnchanged(applied, migrations);
+  return migrations.filter((m) => !applied.has(m.name));
+}
+
+async function runPostgresMigration(client: PgClient, m: Migration): Promise<void> {
+  await client.query(m.sql);
+  await client.query(`INSERT INTO "${LEDGER}" (name, checksum) VALUES ($1, $2)`, [m.name, m.checksum]);
+}
+
+/**
+ * Applies the pending migrations inside the caller's transaction, which must hold
+ * `pg_advisory_xact_lock(PG_MIGRATION_LOCK)`; returns their names. The copy command creates a
+ * target's schema in the same transaction as its rows, so a failed copy leaves no tables behind.
+ */
+export async function applyPendingPostgres(client: PgClient, migrations: Migration[]): Promise<string[]> {
+  const pending = await pendingPostgres(client, migrations);
+  for (const m of pending) await runPostgresMigration(client, m);
+  return pending.map((m) => m.name);
 }
