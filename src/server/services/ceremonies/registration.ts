@@ -2,6 +2,7 @@ import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } fr
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
+import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
 import type { Db } from '../../store';
 import { isUniqueViolation } from '../../core/storeErrors';
@@ -270,6 +271,7 @@ export class RegistrationService {
             uvInitialized: info.userVerified,
             createdAt: now,
             lastUsedAt: now,
+            lastUsedDay: utcDayOf(now.getTime()),
           },
         }),
       );
