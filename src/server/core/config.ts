@@ -1,3 +1,5 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
@@ -29,6 +31,15 @@ export interface Config {
   redisKeyPrefix: string;
   /** When set, GET /metrics requires `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /**
+   * The FIDO metadata BLOB on disk: read at start and whenever it changes; with `mdsUrl`, also
+   * where each verified download is kept. Unset with no `mdsUrl`: no metadata.
+   */
+  mdsBlobFile: string | undefined;
+  /** Where to download the BLOB from (after its nextUpdate); unset: only the file. */
+  mdsUrl: string | undefined;
+  /** The operator's own metadata roots (PEM), trusted beside the bundled FIDO roots. */
+  mdsTrustedRoots: string[];
 }
 
 /** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
@@ -123,7 +134,37 @@ const schema = z.object({
   RATE_LIMIT_AUTH_FAILURES_PER_APP: limit(600),
   REDIS_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits or :._-')),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters long')),
+  MDS_BLOB_FILE: optional(z.string()),
+  MDS_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
+  MDS_TRUSTED_ROOTS_FILE: optional(z.string().transform((path, ctx) => readTrustedRoots(path, ctx))),
 });
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM file, each one parsed, so that a bad file stops the start with its name. */
+function readTrustedRoots(path: string, ctx: z.RefinementCtx): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+    return z.NEVER;
+  }
+  const certificates = text.match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)' });
+    return z.NEVER;
+  }
+  for (const [index, pem] of certificates.entries()) {
+    try {
+      new X509Certificate(pem);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `certificate ${index + 1} cannot be parsed` });
+      return z.NEVER;
+    }
+  }
+  return certificates;
+}
 
 /**
  * Validates the environment. A bad value throws a ConfigError whose message is one line naming
@@ -165,5 +206,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     redisKeyPrefix: v.REDIS_KEY_PREFIX ?? 'passwordless:',
     metricsToken: v.METRICS_TOKEN,
+    mdsBlobFile: v.MDS_BLOB_FILE ?? (v.MDS_URL ? './data/mds.jwt' : undefined),
+    mdsUrl: v.MDS_URL,
+    mdsTrustedRoots: v.MDS_TRUSTED_ROOTS_FILE ?? [],
   };
 }

@@ -53,6 +53,7 @@ export const credentialAnswer = z.looseObject({
   backupState: z.boolean().nullable(),
   isBackupEligible: z.boolean().nullable(),
   isDiscoverable: z.boolean().nullable(),
+  authenticatorName: z.string().nullable().describe("the authenticator's name from the FIDO metadata, when it is loaded and describes the AAGUID"),
 });
 
 /** The older generation's credential also carries `credType` (its attestation format). */
@@ -121,6 +122,22 @@ export const deletionAnswer = z.looseObject({ message: z.string(), isDeleted: z.
 export const deletionScheduleAnswer = z.looseObject({ message: z.string(), keysFreezeAt: timestamp(), deleteAt: timestamp() });
 
 export const messageAnswer = z.looseObject({ message: z.string() });
+
+export const authenticatorListEntryAnswer = z.looseObject({ aaGuid: z.string(), createdAt: timestamp() });
+
+export const metadataEntryAnswer = z.looseObject({
+  aaGuid: z.string(),
+  name: z.string(),
+  certificationStatuses: z.array(z.string()),
+  attestationTypes: z.array(z.string()),
+  icon: z.string().nullable().describe('a data: URL'),
+});
+
+const day = () => z.string().describe('yyyy-MM-dd (UTC)');
+
+export const credentialsReportAnswer = z.looseObject({ createdAt: day(), users: z.number(), credentials: z.number() });
+
+export const activeUsersReportAnswer = z.looseObject({ createdAt: day(), dailyActiveUsers: z.number(), weeklyActiveUsers: z.number(), totalUsers: z.number() });
 
 const healthResult = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), data: z.record(z.string(), z.unknown()) });
 export const healthReportAnswer = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), results: z.record(z.string(), healthResult) });

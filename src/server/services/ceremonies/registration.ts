@@ -19,6 +19,7 @@ import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type A
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
 import { CEREMONY_TIMEOUT_MS, type ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
+import type { AuthenticatorPolicy } from '../authenticators/authenticatorPolicy';
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
@@ -113,7 +114,9 @@ export class RegistrationService {
     private readonly aliases: AliasService,
     private readonly features: AppFeaturesCache,
     private readonly events: EventLog,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
+    /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
+    private readonly authenticators: AuthenticatorPolicy,
   ) {}
 
   private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
@@ -236,6 +239,7 @@ export class RegistrationService {
     if (!isUsablePublicKey(info.credential.publicKey)) {
       throw new ApiError('fido2_invalid_registration', { detail: 'The public key is not a valid key for its algorithm.' });
     }
+    await this.authenticators.assertAllowed(appId, { aaguid: info.aaguid, fmt: info.fmt, attestation: session.attestation, attestationObject: info.attestationObject });
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));

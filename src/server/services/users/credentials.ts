@@ -6,6 +6,7 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
+import type { AuthenticatorNameOf } from '../metadata/authenticatorNames';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,8 +16,9 @@ export const deleteCredentialSchema = ciObject({ credentialId: looseString().pip
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
 
-/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read. */
-function credentialView(c: CredentialRow) {
+/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read, and the authenticator's name when known. */
+function credentialView(c: CredentialRow, nameOf: AuthenticatorNameOf) {
+  const aaGuid = GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID;
   return {
     descriptor: descriptorOf(c.descriptorId, c.transports),
     publicKey: base64UrlToBase64(c.publicKey),
@@ -24,7 +26,7 @@ function credentialView(c: CredentialRow) {
     signatureCounter: Number(c.signatureCounter),
     attestationFmt: c.attestationFmt,
     createdAt: c.createdAt.toISOString(),
-    aaGuid: GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID,
+    aaGuid,
     lastUsedAt: c.lastUsedAt.toISOString(),
     rpid: c.rpid,
     origin: c.origin,
@@ -35,6 +37,7 @@ function credentialView(c: CredentialRow) {
     backupState: c.backupState,
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
+    authenticatorName: nameOf(aaGuid),
   };
 }
 
@@ -42,11 +45,12 @@ export class CredentialService {
   constructor(
     private readonly db: Db,
     private readonly events: EventLog,
+    private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>,
   ) {}
 
   async list(appId: string, userId: string) {
-    const rows = await this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } });
-    return rows.map(credentialView);
+    const [rows, nameOf] = await Promise.all([this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } }), this.authenticatorNames()]);
+    return rows.map((row) => credentialView(row, nameOf));
   }
 
   /** Deleting an id the app does not have changes nothing and is not an error. */

@@ -33,6 +33,8 @@ export class MetadataBlobRefused extends Error {
   override name = 'MetadataBlobRefused';
 }
 
+/** Header, payload and signature: base64url, separated by dots. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const payloadSchema = z.looseObject({
@@ -57,11 +59,13 @@ const entrySchema = z.looseObject({
  * reach one of `roots` (PEM) and its signature must hold. Throws MetadataBlobRefused otherwise.
  */
 export async function verifyMetadataBlob(jwt: string, roots: readonly string[]): Promise<MetadataBlob> {
+  if (!JWT_SHAPE.test(jwt)) throw new MetadataBlobRefused('it is not a JWT (three base64url parts separated by dots)');
   let verified: Awaited<ReturnType<typeof verifyMDSBlob>>;
   try {
     verified = await verifyUnder(roots, jwt);
   } catch (error) {
-    throw new MetadataBlobRefused((error as Error)?.message || 'the BLOB could not be verified');
+    // A parser's message quotes the text it choked on: say what failed instead.
+    throw new MetadataBlobRefused(error instanceof SyntaxError ? 'its header or payload is not JSON' : (error as Error)?.message || 'the BLOB could not be verified');
   }
   const payload = payloadSchema.safeParse(verified.payload);
   if (!payload.success) throw new MetadataBlobRefused(`the BLOB's payload is malformed (${payload.error.issues[0].path.join('.')})`);
