@@ -63,6 +63,37 @@ export interface Credential {
   backupState: boolean;
   isBackupEligible: boolean;
   isDiscoverable: boolean | null;
+  /** The authenticator's name from the FIDO metadata, when the service has it for this AAGUID. */
+  authenticatorName?: string | null;
+}
+
+/** One element of `/authenticators/list`. */
+export interface AuthenticatorListEntry {
+  aaGuid: string;
+  createdAt: string;
+}
+
+/** `from` and `to` of a report, `yyyy-MM-dd` (UTC), both inclusive and optional. */
+export interface ReportPeriod {
+  from?: string;
+  to?: string;
+}
+
+/** One day of `/reporting/credentials/periodic`. */
+export interface CredentialsReportDay {
+  /** `yyyy-MM-dd`. */
+  createdAt: string;
+  users: number;
+  credentials: number;
+}
+
+/** One day of `/reporting/active-users/periodic`. */
+export interface ActiveUsersReportDay {
+  /** `yyyy-MM-dd`. */
+  createdAt: string;
+  dailyActiveUsers: number;
+  weeklyActiveUsers: number;
+  totalUsers: number;
 }
 
 /** One element of `/alias/list`. `alias` is the stored hash; `plaintext` only when stored unhashed. */
