@@ -40,6 +40,11 @@ describe('attestation trust against the metadata', () => {
     });
   });
 
+  it('refuses a chain longer than a real one without building it', async () => {
+    const long = Array.from({ length: 6 }, () => pki.attestation.der);
+    expect(await attestationTrustOf(entry, attestationObject(pki.attestation, long))).toEqual({ verdict: 'untrusted', reason: 'the certificate chain is longer than 5 certificates' });
+  });
+
   it('vouches for a lone certificate that is itself one of the roots', async () => {
     expect(await attestationTrustOf({ ...entry, attestationRootCertificates: [pki.attestation.der.toString('base64')] }, attestationObject(pki.attestation))).toEqual({ verdict: 'verified' });
   });

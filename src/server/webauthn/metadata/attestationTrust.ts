@@ -9,6 +9,9 @@ import type { MetadataEntry } from './verifyMetadataBlob';
  * - `untrusted`: a chain was given for an authenticator the metadata knows, and it does not reach
  *   any of that authenticator's roots (`reason` says why).
  */
+/** Longer chains are refused unread: real ones are a certificate and an intermediate or two, and building a path costs per certificate. */
+export const MAX_CHAIN_LENGTH = 5;
+
 export type AttestationTrust = { verdict: 'verified' } | { verdict: 'unverifiable' } | { verdict: 'untrusted'; reason: string };
 
 /**
@@ -18,6 +21,7 @@ export type AttestationTrust = { verdict: 'verified' } | { verdict: 'unverifiabl
 export async function attestationTrustOf(entry: MetadataEntry | undefined, attestationObject: Parameters<typeof decodeAttestationObject>[0]): Promise<AttestationTrust> {
   const x5c = decodeAttestationObject(attestationObject).get('attStmt').get('x5c');
   if (!x5c?.length || !entry) return { verdict: 'unverifiable' };
+  if (x5c.length > MAX_CHAIN_LENGTH) return { verdict: 'untrusted', reason: `the certificate chain is longer than ${MAX_CHAIN_LENGTH} certificates` };
   if (entry.attestationRootCertificates.length === 0) return { verdict: 'untrusted', reason: 'the metadata lists no attestation root for this authenticator' };
   const chain = x5c.map((certificate) => convertCertBufferToPEM(certificate));
   const roots = entry.attestationRootCertificates.map((certificate) => convertCertBufferToPEM(certificate));
