@@ -35,7 +35,8 @@ async function withServices<T>(run: (services: ReturnType<typeof createServices>
   const config = loadConfig();
   const store = openStore(config.databaseUrl);
   await store.migrate();
-  const services = createServices(config, store);
+  // A command neither writes daily reports nor fetches FIDO metadata: the serving processes do.
+  const services = createServices(config, store, { reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0 });
   try {
     return await run(services);
   } finally {

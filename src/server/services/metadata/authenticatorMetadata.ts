@@ -34,7 +34,8 @@ export class AuthenticatorMetadata {
   private readonly roots: string[];
   /** Loads and refreshes run one at a time. */
   private queue: Promise<void> = Promise.resolve();
-  private readonly initialLoad: Promise<void>;
+  /** The first read of the file: at the first refresh (at start, when serving) or the first use. */
+  private firstRead: Promise<void> | undefined;
   private readonly downloads = new AbortController();
   private warnedStale: number | undefined;
 
@@ -45,17 +46,22 @@ export class AuthenticatorMetadata {
     private readonly download: (url: string, signal: AbortSignal) => Promise<string> = downloadMetadataBlob,
   ) {
     this.roots = [...FIDO_METADATA_ROOTS, ...sources.trustedRoots];
-    this.initialLoad = this.enqueue(() => this.readFile());
   }
 
   get configured(): boolean {
     return this.sources.blobFile !== undefined || this.sources.url !== undefined;
   }
 
-  /** The catalog in use, once the BLOB on disk (if any) has been read at start; undefined without metadata. */
+  /** The catalog in use, once the BLOB on disk (if any) has been read; undefined without metadata. */
   async catalog(): Promise<MetadataCatalog | undefined> {
-    await this.initialLoad;
+    await this.readOnce();
     return this.catalogInUse;
+  }
+
+  /** Nothing is read before it is needed: a CLI command that never asks reads no BLOB. */
+  private readOnce(): Promise<void> {
+    this.firstRead ??= this.enqueue(() => this.readFile());
+    return this.firstRead;
   }
 
   /**
@@ -63,6 +69,7 @@ export class AuthenticatorMetadata {
    * the one in use is past its nextUpdate. Never throws: trouble is logged.
    */
   refresh(): Promise<void> {
+    void this.readOnce();
     return this.enqueue(async () => {
       await this.readFile();
       if (this.sources.url !== undefined && this.due()) await this.fetchFromUrl(this.sources.url);
