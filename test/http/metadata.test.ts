@@ -111,7 +111,7 @@ describe('a BLOB from MDS_BLOB_FILE', () => {
         [tamperBlob(testBlob(pki, { no: 6, entries: oneMore }), (payload) => void (payload.nextUpdate = '2100-01-01')), 'BLOB signature could not be verified'],
         [signBlob(pki.strangerSigner, blobPayload(pki, { no: 7, nextUpdate: '2099-01-01', entries: oneMore })), 'BLOB certificate path could not be validated'],
         ['this is not a BLOB', 'it is not a JWT (three base64url parts separated by dots)'],
-        [`${Buffer.from('{"alg":').toString('base64url')}.e30.c2ln`, 'its header or payload is not JSON'],
+        [`${Buffer.from('{"alg":').toString('base64url')}.e30.c2ln`, 'its header carries no certificate chain (x5c)'],
       ];
       for (const [blob, reason] of refusals) {
         writeFileSync(file, blob);

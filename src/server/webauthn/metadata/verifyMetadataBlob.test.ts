@@ -59,8 +59,10 @@ describe('verifying a metadata BLOB', () => {
     for (const garbage of ['', 'not a jwt', `${Buffer.from('{}').toString('base64url')}.e30.`, 'x'.repeat(1000), `${blob}\n${blob}`]) {
       await expect(verifyMetadataBlob(garbage, roots)).rejects.toThrow('it is not a JWT');
     }
-    await expect(verifyMetadataBlob('a.b.c', roots)).rejects.toThrow('its header or payload is not JSON');
-    await expect(verifyMetadataBlob(`${Buffer.from('{}').toString('base64url')}.e30.c2ln`, roots)).rejects.toThrow(MetadataBlobRefused);
+    const [header, payload, signature] = blob.split('.');
+    await expect(verifyMetadataBlob(`a.${payload}.${signature}`, roots)).rejects.toThrow('its header carries no certificate chain (x5c)');
+    await expect(verifyMetadataBlob(`${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${payload}.${signature}`, roots)).rejects.toThrow('its header carries no certificate chain (x5c)');
+    await expect(verifyMetadataBlob(`${header}.e30x.${signature}`, roots)).rejects.toThrow('its header or payload is not JSON');
     await expect(verifyMetadataBlob(signBlob(pki.blobSigner, { no: 1, entries: [] }), roots)).rejects.toThrow(MetadataBlobRefused);
     await expect(verifyMetadataBlob(signBlob(pki.blobSigner, { no: 1.5, nextUpdate: "2026-12-01", entries: [] }), roots)).rejects.toThrow("payload is malformed (no)");
     await expect(verifyMetadataBlob(signBlob(pki.blobSigner, { no: 1, nextUpdate: '2026-02-30', entries: [] }), roots)).rejects.toThrow('payload is malformed');

@@ -60,6 +60,7 @@ const entrySchema = z.looseObject({
  */
 export async function verifyMetadataBlob(jwt: string, roots: readonly string[]): Promise<MetadataBlob> {
   if (!JWT_SHAPE.test(jwt)) throw new MetadataBlobRefused('it is not a JWT (three base64url parts separated by dots)');
+  if (!headerCarriesChain(jwt.slice(0, jwt.indexOf('.')))) throw new MetadataBlobRefused('its header carries no certificate chain (x5c)');
   let verified: Awaited<ReturnType<typeof verifyMDSBlob>>;
   try {
     verified = await verifyUnder(roots, jwt);
@@ -88,6 +89,16 @@ export async function verifyMetadataBlob(jwt: string, roots: readonly string[]):
     });
   }
   return { no: payload.data.no, nextUpdate: payload.data.nextUpdate, entries, skipped };
+}
+
+/** Whether the JWT header is JSON with a non-empty `x5c` of strings (what `verifyMDSBlob` assumes). */
+function headerCarriesChain(header: string): boolean {
+  try {
+    const { x5c } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { x5c?: unknown };
+    return Array.isArray(x5c) && x5c.length > 0 && x5c.every((certificate) => typeof certificate === 'string');
+  } catch {
+    return false;
+  }
 }
 
 /**
