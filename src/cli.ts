@@ -49,7 +49,8 @@ async function withServices<T>(run: (services: Services) => Promise<T>): Promise
   const [{ openStore }, { createServices }] = await Promise.all([import('./server/store'), import('./server/services')]);
   const store = openStore(config.databaseUrl);
   await store.migrate();
-  const services = createServices(config, store);
+  // A command neither writes daily reports nor fetches FIDO metadata: the serving processes do.
+  const services = createServices(config, store, { reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0 });
   try {
     return await run(services);
   } finally {

@@ -64,7 +64,37 @@ export interface Credential {
   isBackupEligible: boolean;
   isDiscoverable: boolean | null;
   /** The authenticator's or passkey provider's name, from its AAGUID (an extension of this service); null when unknown. */
+  /** The authenticator's or passkey provider's name (FIDO metadata, else its AAGUID in the bundled list); null when unknown. */
   authenticatorName?: string | null;
+}
+
+/** One element of `/authenticators/list`. */
+export interface AuthenticatorListEntry {
+  aaGuid: string;
+  createdAt: string;
+}
+
+/** `from` and `to` of a report, `yyyy-MM-dd` (UTC), both inclusive and optional. */
+export interface ReportPeriod {
+  from?: string;
+  to?: string;
+}
+
+/** One day of `/reporting/credentials/periodic`. */
+export interface CredentialsReportDay {
+  /** `yyyy-MM-dd`. */
+  createdAt: string;
+  users: number;
+  credentials: number;
+}
+
+/** One day of `/reporting/active-users/periodic`. */
+export interface ActiveUsersReportDay {
+  /** `yyyy-MM-dd`. */
+  createdAt: string;
+  dailyActiveUsers: number;
+  weeklyActiveUsers: number;
+  totalUsers: number;
 }
 
 /** One element of `/alias/list`. `alias` is the stored hash; `plaintext` only when stored unhashed. */

@@ -3,16 +3,20 @@ import { parseKey } from '../shared/apiKeys';
 import { PROBLEM_CONTENT_TYPE, isProblemBody, problemBody } from '../shared/problem';
 import { formatTimeSpan } from '../shared/timeSpan';
 import type {
+  ActiveUsersReportDay,
   AliasPointer,
   AppFeaturesInput,
+  AuthenticatorListEntry,
   AuthConfiguration,
   AuthConfigurationEdit,
   AuthConfigurationInput,
   Credential,
+  CredentialsReportDay,
   EventLogPage,
   GenerateTokenOptions,
   MagicLinkOptions,
   RegisterOptions,
+  ReportPeriod,
   UserSummary,
   VerifiedUser,
 } from './apiTypes';
@@ -174,6 +178,30 @@ export class PasswordlessClient {
     await this.#call('POST', 'apps/features', input);
   }
 
+  // --- authenticator lists, reports ------------------------------------------------------------
+
+  /** The allow list (`true`) or block list (`false`); apps without attestation get a 403. */
+  async listAuthenticators(isAllowed: boolean): Promise<AuthenticatorListEntry[]> {
+    return this.#call('GET', 'authenticators/list', undefined, { isAllowed: String(isAllowed) });
+  }
+
+  /** Puts AAGUIDs the service's FIDO metadata knows on the allow or block list. */
+  async addAuthenticators(aaGuids: string[], isAllowed: boolean): Promise<void> {
+    await this.#call('POST', 'authenticators/add', { aaGuids, isAllowed });
+  }
+
+  async removeAuthenticators(aaGuids: string[]): Promise<void> {
+    await this.#call('POST', 'authenticators/remove', { aaGuids });
+  }
+
+  async getCredentialsReport(period: ReportPeriod = {}): Promise<CredentialsReportDay[]> {
+    return this.#call('GET', 'reporting/credentials/periodic', undefined, periodQuery(period));
+  }
+
+  async getActiveUsersReport(period: ReportPeriod = {}): Promise<ActiveUsersReportDay[]> {
+    return this.#call('GET', 'reporting/active-users/periodic', undefined, periodQuery(period));
+  }
+
   /** Closes the connection pool (not a dispatcher that was passed in). */
   async close(): Promise<void> {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
@@ -236,4 +264,12 @@ export class PasswordlessClient {
       cause: error,
     });
   }
+}
+
+/** A report's query: only the bounds that are given. */
+function periodQuery(period: ReportPeriod): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (period.from !== undefined) query.from = period.from;
+  if (period.to !== undefined) query.to = period.to;
+  return query;
 }

@@ -142,6 +142,25 @@ describe('PasswordlessClient against the service', () => {
     expect(page.events[0]).toMatchObject({ eventType: 'ApiUserSetAliases', subject: 'u-events' });
   });
 
+  it('manages authenticator lists on apps with attestation, and reads the reports', async () => {
+    expect(await rejectionOf(client.listAuthenticators(true))).toMatchObject({ status: 403, errorCode: 'attestation_not_supported_on_plan' });
+    const enterprise = await service.createApp();
+    expect((await service.http.post(`/admin/apps/${enterprise.appId}/features`).set('ManagementKey', MANAGEMENT_KEY).send({ plan: 'enterprise' })).status).toBe(204);
+    const own = new PasswordlessClient({ apiSecret: enterprise.apiSecret, apiUrl: service.url });
+    try {
+      expect(await own.listAuthenticators(false)).toEqual([]);
+      // This service runs without FIDO metadata: no AAGUID is known.
+      expect(await rejectionOf(own.addAuthenticators(['6d44ba9b-f6ec-2e49-b930-0c8fe920cb73'], true))).toMatchObject({ status: 400, errorCode: 'unknown_authenticator' });
+      await own.removeAuthenticators(['6d44ba9b-f6ec-2e49-b930-0c8fe920cb73']);
+      // Snapshots are written once a day has ended: a new app has none yet.
+      expect(await own.getCredentialsReport()).toEqual([]);
+      expect(await own.getActiveUsersReport({ from: '2026-01-01', to: '2026-12-31' })).toEqual([]);
+      expect(await rejectionOf(own.getActiveUsersReport({ from: '2026-13-01' }))).toMatchObject({ status: 400, errorCode: 'validation_failed' });
+    } finally {
+      await own.close();
+    }
+  });
+
   it('refuses a secret that is not an ApiSecret, without echoing it', () => {
     const publicKey = app.apiKey;
     expect(() => new PasswordlessClient({ apiSecret: publicKey })).toThrow(TypeError);

@@ -9,6 +9,8 @@ import { caseSeed, prng } from '../support/fuzz';
 import { body, ceremonyBody, headersOf, json, pathOf, queryOf, sample, type Body, type Operation, type World } from '../support/fuzzRequests';
 import type { SoftCredential } from '../support/softwareAuthenticator';
 import { MANAGEMENT_KEY, providers, startTestService, warnIfPostgresSkipped, type TestService } from '../support/testService';
+import { metadataEnv, testBlob, writeBlob } from '../support/metadata';
+import { createTestPki, type TestPki } from '../support/testPki';
 
 /**
  * Every operation of the OpenAPI document (so a new route is fuzzed without touching this file)
@@ -143,8 +145,11 @@ describe.each(providers())('fuzzing every operation of the OpenAPI document on %
   warnIfPostgresSkipped();
   let svc: TestService;
   let world: World;
+  let pki: TestPki;
 
   beforeAll(async () => {
+    // FIDO metadata loaded, so the /mds listings and registration's checks have entries to work on.
+    pki = createTestPki();
     // The limiter stays in the path, with limits no fuzz run reaches: the suite sends hundreds of
     // wrong keys from one address by design (the limits have their own suite, rateLimits.test.ts).
     const unreachable = '100000000';
@@ -155,10 +160,16 @@ describe.each(providers())('fuzzing every operation of the OpenAPI document on %
       RATE_LIMIT_PRIVATE_PER_APP: unreachable,
       RATE_LIMIT_AUTH_FAILURES_PER_IP: unreachable,
       RATE_LIMIT_AUTH_FAILURES_PER_APP: unreachable,
+      ...metadataEnv(pki, writeBlob(pki, `fuzz-${provider}.jwt`, testBlob(pki))),
     });
     world = await buildWorld(svc);
+    // A may use attestation, so the authenticator lists' handlers run past their plan gate.
+    expect((await svc.http.post(`/admin/apps/${world.a.appId}/features`).set('ManagementKey', MANAGEMENT_KEY).send({ allowAttestation: true })).status).toBe(204);
   });
-  afterAll(() => svc?.close());
+  afterAll(async () => {
+    await svc?.close();
+    pki?.remove();
+  });
 
   it(`answers ${runsOn(provider)} malformed requests per operation (seed ${SEED}) without a 5xx, always with a problem, and leaves another app's rows alone`, async () => {
     const document = (await svc.http.get('/openapi.json')).body as { servers: { url: string }[]; paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };

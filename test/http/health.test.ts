@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
@@ -120,5 +120,26 @@ describe('mail health without SMTP', () => {
       renameSync(`${mailDir}-away`, mailDir);
     }
     expect((await svc.http.get('/api/health/mail')).status).toBe(200);
+  });
+});
+
+describe('version health', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService('sqlite');
+  });
+  afterAll(() => svc.close());
+
+  it("answers the service's version and its Node.js runtime's as the version result's data, to anyone, at /health and /api/health", async () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    for (const path of ['/health/version', '/api/health/version']) {
+      const res = await svc.http.get(path);
+      expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: 200, type: 'application/json; charset=utf-8' });
+      expect(res.body).toEqual({
+        status: 'Healthy',
+        elapsedMilliseconds: expect.any(Number),
+        results: { version: { status: 'Healthy', elapsedMilliseconds: expect.any(Number), data: { version, node: process.version } } },
+      });
+    }
   });
 });

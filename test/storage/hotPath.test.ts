@@ -15,6 +15,7 @@ warnIfPostgresSkipped();
 const MINUTE = 60_000;
 // Whole milliseconds, as both providers store them; a time that is not "now" catches time-zone slips.
 const T0 = Date.UTC(2026, 10, 23, 12, 34, 56, 789);
+const DAY0 = Math.floor(T0 / 86_400_000);
 
 describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
   let database: TestDatabase;
@@ -48,6 +49,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     nickname: 'laptop',
     backupEligible: true,
     uvInitialized: false,
+    lastUsedDay: DAY0,
     ...overrides,
   });
 
@@ -92,6 +94,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
         backupEligible: true,
         uvInitialized: false,
         nickname: 'laptop',
+        lastUsedDay: DAY0,
       });
       expect(await store.hot.findCredential('otherapp', row.descriptorId)).toBeUndefined();
     });
@@ -99,7 +102,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     it('records a use only when the counter rises (or, reported as 0, is still the one read), as Prisma then reads it', async () => {
       const row = credentialRow();
       await store.db.credential.create({ data: row });
-      const use = { tenant, descriptorId: row.descriptorId, storedCounter: 5, backupState: true, uvInitialized: true, usedAt: T0, device: 'Chrome, Mac OS 10', country: 'DE' };
+      const use = { tenant, descriptorId: row.descriptorId, storedCounter: 5, backupState: true, uvInitialized: true, usedAt: T0, lastUsedDay: DAY0, device: 'Chrome, Mac OS 10', country: 'DE' };
       expect(await store.hot.recordCredentialUse({ ...use, newCounter: 5 })).toBe(false);
       expect(await store.hot.recordCredentialUse({ ...use, storedCounter: 4, newCounter: 0 })).toBe(false); // read before another use
       expect(await store.hot.recordCredentialUse({ ...use, tenant: 'otherapp', newCounter: 6 })).toBe(false);
@@ -126,9 +129,24 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       const row = credentialRow({ signatureCounter: 4_294_967_294n });
       await store.db.credential.create({ data: row });
       expect((await store.hot.findCredential(tenant, row.descriptorId))?.signatureCounter).toBe(4_294_967_294);
-      const use = { tenant, descriptorId: row.descriptorId, storedCounter: 4_294_967_294, newCounter: 4_294_967_295, backupState: false, uvInitialized: false, usedAt: T0, device: '', country: '' };
+      const use = { tenant, descriptorId: row.descriptorId, storedCounter: 4_294_967_294, newCounter: 4_294_967_295, backupState: false, uvInitialized: false, usedAt: T0, lastUsedDay: DAY0, device: '', country: '' };
       expect(await store.hot.recordCredentialUse(use)).toBe(true);
       expect((await store.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: row.descriptorId } } }))?.signatureCounter).toBe(4_294_967_295n);
+    });
+
+    it("writes the UTC day of a use only when it differs from the day read, under the same counter rule", async () => {
+      const row = credentialRow({ lastUsedDay: DAY0 - 3 });
+      await store.db.credential.create({ data: row });
+      const key = { tenant_descriptorId: { tenant, descriptorId: row.descriptorId } };
+      const use = { tenant, descriptorId: row.descriptorId, storedCounter: 5, backupState: false, uvInitialized: false, usedAt: T0, lastUsedDay: DAY0 - 3, device: '', country: '' };
+      expect(await store.hot.recordCredentialUse({ ...use, newCounter: 5 })).toBe(false);
+      expect((await store.db.credential.findUnique({ where: key }))?.lastUsedDay).toBe(DAY0 - 3);
+      expect(await store.hot.recordCredentialUse({ ...use, newCounter: 6 })).toBe(true);
+      expect(await store.db.credential.findUnique({ where: key })).toMatchObject({ lastUsedAt: new Date(T0), lastUsedDay: DAY0, signatureCounter: 6n });
+      // Read as today's already: the day column is not written again (here it proves which statement ran).
+      await store.db.credential.update({ where: key, data: { lastUsedDay: DAY0 - 1 } });
+      expect(await store.hot.recordCredentialUse({ ...use, storedCounter: 6, newCounter: 7, usedAt: T0 + MINUTE, lastUsedDay: DAY0 })).toBe(true);
+      expect(await store.db.credential.findUnique({ where: key })).toMatchObject({ lastUsedAt: new Date(T0 + MINUTE), lastUsedDay: DAY0 - 1, signatureCounter: 7n });
     });
   });
 

@@ -214,6 +214,7 @@ const MODELS: ModelCase[] = [
       uvInitialized: true,
       createdAt: T1,
       lastUsedAt: T2,
+      lastUsedDay: 2_147_483_647,
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
     nullable: ['isDiscoverable'],
@@ -273,6 +274,18 @@ const MODELS: ModelCase[] = [
     model: 'DispatchedEmail',
     row: (k) => ({ id: `email-${k}`, tenant: `app${k}`, createdAt: T3 }),
     key: byId,
+    nullable: [],
+  },
+  {
+    model: 'Authenticator',
+    row: (k) => ({ tenant: `app${k}`, aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', isAllowed: true, createdAt: T1 }),
+    key: (row) => ({ tenant_aaGuid: { tenant: row.tenant, aaGuid: row.aaGuid } }),
+    nullable: [],
+  },
+  {
+    model: 'DailyReport',
+    row: (k) => ({ tenant: `app${k}`, day: '2026-11-24', users: 2147483647, credentials: 0, dailyActiveUsers: 1, weeklyActiveUsers: 2, createdAt: T2 }),
+    key: (row) => ({ tenant_day: { tenant: row.tenant, day: row.day } }),
     nullable: [],
   },
 ];
@@ -349,6 +362,28 @@ describe.each(providers())('migrations on %s', (provider) => {
     ]);
     expect(await s.db.dispatchedEmail.findMany({ select: { id: true, tenant: true } })).toEqual([{ id: 'sent1', tenant: 'oldapp' }]);
     expect(await columnNames(provider, database.url, 'DispatchedEmail')).toEqual(['createdAt', 'id', 'tenant']);
+  });
+
+  it("gives every existing credential the UTC day of its last use, for the active-user counts", async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125031000');
+    await migrateWith(provider, database.url, before);
+    const when = (iso: string) => (provider === 'sqlite' ? iso.replace('Z', '+00:00') : iso.replace('T', ' ').replace('Z', ''));
+    const seed = [`INSERT INTO "App" ("id", "adminEmail") VALUES ('oldapp', 'owner@example.com')`];
+    for (const [id, usedAt] of [['late', '2026-11-24T23:59:59.999Z'], ['early', '2026-11-25T00:00:00.000Z'], ['epoch', '1970-01-01T12:00:00.000Z']]) {
+      seed.push(
+        `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin", "lastUsedAt") VALUES ('oldapp', '${id}', 'u', 'dQ', 'pk', 'rp', 'o', '${when(usedAt)}')`,
+      );
+    }
+    await execute(provider, database.url, seed);
+    const s = open();
+    expect(await s.migrate()).toEqual(ALL.filter((name) => name >= '20261125031000'));
+    const days = await s.db.credential.findMany({ orderBy: { lastUsedAt: 'asc' }, select: { descriptorId: true, lastUsedDay: true } });
+    const day = (iso: string) => Math.floor(Date.parse(iso) / 86_400_000);
+    expect(days).toEqual([
+      { descriptorId: 'epoch', lastUsedDay: 0 },
+      { descriptorId: 'late', lastUsedDay: day('2026-11-24T12:00:00Z') },
+      { descriptorId: 'early', lastUsedDay: day('2026-11-25T12:00:00Z') },
+    ]);
   });
 
   it('applies the migrations exactly once when two replicas start together', async () => {

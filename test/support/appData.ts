@@ -1,9 +1,10 @@
+import type { Services } from '../../src/server/services';
 import type { Db } from '../../src/server/store';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } from './ceremonies';
 import { MANAGEMENT_KEY, type TestApp } from './testService';
 
 /** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
-export const APP_TABLES = ['app', 'apiKey', 'tokenKey', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail'] as const;
+export const APP_TABLES = ['app', 'apiKey', 'tokenKey', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport'] as const;
 export type AppTable = (typeof APP_TABLES)[number];
 
 /** How many rows each table holds for `appId`. */
@@ -21,9 +22,11 @@ export const NO_ROWS: Record<AppTable, number> = Object.fromEntries(APP_TABLES.m
 /**
  * Gives `app` a row in every table, through the API as a customer would: event logging on, a
  * passkey with an alias, a verified sign-in, a sign-in left half-way (its challenge), a custom
- * authentication configuration and a magic link to the admin. Returns the passkey.
+ * authentication configuration and a magic link to the admin. Given the in-process services, also
+ * the rows no call makes without FIDO metadata or a day's end: a listed authenticator and a daily
+ * report. Returns the passkey.
  */
-export async function populateApp(svc: ServiceHttp, app: TestApp) {
+export async function populateApp(svc: ServiceHttp & { services?: Services }, app: TestApp) {
   const ok = (what: string, status: number, expected: number) => {
     if (status !== expected) throw new Error(`${what}: ${status}`);
   };
@@ -37,5 +40,10 @@ export async function populateApp(svc: ServiceHttp, app: TestApp) {
   const secret = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
   ok('auth-configs/add', (await secret('/auth-configs/add', { purpose: 'checkout', timeToLive: '00:05:00', performedBy: 'test' })).status, 201);
   ok('magic-links/send', (await secret('/magic-links/send', { emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId })).status, 204);
+  if (svc.services) {
+    const { db } = svc.services.store;
+    await db.authenticator.create({ data: { tenant: app.appId, aaGuid: '6d44ba9b-f6ec-2e49-b930-0c8fe920cb73', isAllowed: false } });
+    await db.dailyReport.create({ data: { tenant: app.appId, day: '2026-01-01', users: 1, credentials: 1, dailyActiveUsers: 1, weeklyActiveUsers: 1 } });
+  }
   return { credential, userId };
 }

@@ -1,5 +1,6 @@
 import type { Response } from 'supertest';
 import type { FeaturesPatch } from '../../src/server/services/apps/apps';
+import { AuthenticatorPolicy } from '../../src/server/services/authenticators/authenticatorPolicy';
 import { RegistrationService } from '../../src/server/services/ceremonies/registration';
 import { TokenService, type TokenKind } from '../../src/server/services/tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/tokens/verifyTokens';
@@ -70,9 +71,10 @@ export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService
 
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
-  const { store, challenges, aliases, features: settings, events } = svc.services;
+  const { store, challenges, aliases, features: settings, events, metadata, authenticators } = svc.services;
   const then = () => Date.now() - agoMs;
-  return new RegistrationService(store.db, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then).createToken(app.appId, input);
+  const policy = new AuthenticatorPolicy(metadata, authenticators, settings);
+  return new RegistrationService(store.db, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then, policy).createToken(app.appId, input);
 }
 
 /** A token of `kind` for `app` whose expiry lies `agoMs` in the past. */

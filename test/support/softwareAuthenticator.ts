@@ -88,6 +88,12 @@ export interface CreateOptions {
   offCurvePublicKey?: boolean;
   /** RS256 only: the modulus size. */
   rsaBits?: number;
+  /**
+   * `packed` full attestation: the statement is signed with this key (an ES256 key) and carries
+   * these certificates (DER, the attestation certificate first) as `x5c`. Without it, `packed`
+   * is self attestation.
+   */
+  attestation?: { privateKey: KeyObject; certificates: Buffer[] };
 }
 
 export function createCredential(options: CreateOptions): { credential: SoftCredential; response: Record<string, unknown> } {
@@ -105,12 +111,15 @@ export function createCredential(options: CreateOptions): { credential: SoftCred
   const authData = authenticatorData(options.rpId, flags, counter, attested);
   const clientDataJson = clientData(options.type ?? 'webauthn.create', options.challenge, options.origin);
   const fmt = options.fmt ?? 'none';
-  const attStmt = new Map<string, number | Uint8Array>();
-  if (fmt === 'packed') {
-    attStmt.set('alg', COSE_ALG[alg]).set('sig', signWith(alg, privateKey, Buffer.concat([authData, sha256(clientDataJson)])));
+  const attStmt = new Map<string, number | Uint8Array | Uint8Array[]>();
+  const signed = Buffer.concat([authData, sha256(clientDataJson)]);
+  if (fmt === 'packed' && options.attestation) {
+    attStmt.set('alg', COSE_ALG.ES256).set('sig', signWith('ES256', options.attestation.privateKey, signed)).set('x5c', options.attestation.certificates);
+  } else if (fmt === 'packed') {
+    attStmt.set('alg', COSE_ALG[alg]).set('sig', signWith(alg, privateKey, signed));
   }
   const attestationObject = encodeCbor(
-    new Map<string, string | Uint8Array | Map<string, number | Uint8Array>>([
+    new Map<string, string | Uint8Array | Map<string, number | Uint8Array | Uint8Array[]>>([
       ['fmt', fmt],
       ['attStmt', attStmt],
       ['authData', authData],
@@ -181,3 +190,6 @@ export function getAssertion(credential: SoftCredential, options: AssertOptions)
     },
   };
 }
+
+/** The 16 bytes of an AAGUID written as a GUID, for `CreateOptions.aaguid`. */
+export const aaguidBytes = (guid: string): Buffer => Buffer.from(guid.replace(/-/g, ''), 'hex');

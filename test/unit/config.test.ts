@@ -1,4 +1,7 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/server/core/config';
+import { GLOBALSIGN_ROOT_CA_R3, GLOBALSIGN_ROOT_R46 } from '../../src/server/webauthn/metadata/fidoRootCertificates';
 
 /** The error loadConfig throws for this environment (fails the test if it does not throw). */
 function configErrorFor(env: NodeJS.ProcessEnv): ConfigError {
@@ -43,6 +46,9 @@ describe('loadConfig', () => {
       metricsToken: undefined,
       ceremonyTimeoutMs: 60_000,
       aaguidNamesFile: undefined,
+      mdsBlobFile: undefined,
+      mdsUrl: undefined,
+      mdsTrustedRoots: [],
     });
   });
 
@@ -79,6 +85,8 @@ describe('loadConfig', () => {
       METRICS_TOKEN: 'a-metrics-token-long-enough',
       CEREMONY_TIMEOUT_SECONDS: '120',
       AAGUID_NAMES_FILE: '/etc/passwordless/aaguids.json',
+      MDS_BLOB_FILE: '/srv/mds/blob.jwt',
+      MDS_URL: 'https://mds3.fidoalliance.org/',
     });
     expect(config).toEqual({
       port: 443,
@@ -110,6 +118,36 @@ describe('loadConfig', () => {
       metricsToken: 'a-metrics-token-long-enough',
       ceremonyTimeoutMs: 120_000,
       aaguidNamesFile: '/etc/passwordless/aaguids.json',
+      mdsBlobFile: '/srv/mds/blob.jwt',
+      mdsUrl: 'https://mds3.fidoalliance.org/',
+      mdsTrustedRoots: [],
+    });
+  });
+
+  describe('FIDO metadata', () => {
+    const dir = join(__dirname, '..', '..', '.test-tmp', `config-${process.pid}`);
+    beforeAll(() => mkdirSync(dir, { recursive: true }));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const file = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+
+    it('keeps a download in ./data/mds.jwt when MDS_URL is set without MDS_BLOB_FILE', () => {
+      expect(loadConfig({ MDS_URL: 'http://127.0.0.1:8080/mds' })).toMatchObject({ mdsUrl: 'http://127.0.0.1:8080/mds', mdsBlobFile: './data/mds.jwt' });
+    });
+
+    it('reads every certificate of MDS_TRUSTED_ROOTS_FILE, whatever text surrounds them', () => {
+      const roots = file('roots.pem', `# our own metadata root\n${GLOBALSIGN_ROOT_CA_R3}\nsome note\n${GLOBALSIGN_ROOT_R46}`);
+      expect(loadConfig({ MDS_TRUSTED_ROOTS_FILE: roots }).mdsTrustedRoots.map((pem) => pem.trim())).toEqual([GLOBALSIGN_ROOT_CA_R3.trim(), GLOBALSIGN_ROOT_R46.trim()]);
+    });
+
+    it.each([
+      ['a file that does not exist', () => join(dir, 'missing.pem'), 'cannot be read (ENOENT)'],
+      ['a file without a certificate', () => file('empty.pem', 'no certificates here'), 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)'],
+      ['a certificate that does not parse', () => file('broken.pem', `${GLOBALSIGN_ROOT_CA_R3}\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`), 'certificate 2 cannot be parsed'],
+    ])('stops at MDS_TRUSTED_ROOTS_FILE naming %s', (_what, path, message) => {
+      expect(configErrorFor({ MDS_TRUSTED_ROOTS_FILE: path() }).message).toBe(`Invalid configuration: MDS_TRUSTED_ROOTS_FILE ${message}`);
     });
   });
 
@@ -175,6 +213,8 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_AUTH_FAILURES_PER_APP', 'many'],
     ['REDIS_KEY_PREFIX', 'has space'],
     ['METRICS_TOKEN', 'short'],
+    ['MDS_URL', 'ftp://mds.example.com/'],
+    ['MDS_URL', 'mds.example.com'],
   ])('rejects %s=%s with a one-line ConfigError naming the variable', (variable, value) => {
     const { message } = configErrorFor({ [variable]: value });
     expect(message).toContain(variable);

@@ -1,5 +1,5 @@
 import { problemBody, type ProblemBody } from '../../shared/problem';
-import { ERROR_CODES, type ErrorCode } from './errorCodes';
+import { ERROR_CODES, statusesOf, type ErrorCode } from './errorCodes';
 
 /** A failure the caller can act on; the HTTP layer turns it into application/problem+json. */
 export class ApiError extends Error {
@@ -11,11 +11,12 @@ export class ApiError extends Error {
 
   constructor(
     code: ErrorCode,
-    options: { title?: string; detail?: string; extras?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    options: { title?: string; detail?: string; extras?: Record<string, unknown>; headers?: Record<string, string>; status?: number } = {},
   ) {
     super(options.title ?? ERROR_CODES[code].title);
     this.code = code;
-    this.status = ERROR_CODES[code].status;
+    if (options.status !== undefined && !statusesOf(code).includes(options.status)) throw new Error(`${code} is never answered with ${options.status}`);
+    this.status = options.status ?? ERROR_CODES[code].status;
     this.detail = options.detail ?? (ERROR_CODES[code] as { detail?: string }).detail;
     this.extras = options.extras ?? {};
     this.headers = options.headers ?? {};

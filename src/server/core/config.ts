@@ -1,3 +1,5 @@
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
@@ -33,6 +35,15 @@ export interface Config {
   ceremonyTimeoutMs: number;
   /** AAGUID-to-name list that overrides the bundled one (the community list's JSON format). */
   aaguidNamesFile: string | undefined;
+  /**
+   * The FIDO metadata BLOB on disk: read at start and whenever it changes; with `mdsUrl`, also
+   * where each verified download is kept. Unset with no `mdsUrl`: no metadata.
+   */
+  mdsBlobFile: string | undefined;
+  /** Where to download the BLOB from (after its nextUpdate); unset: only the file. */
+  mdsUrl: string | undefined;
+  /** The operator's own metadata roots (PEM), trusted beside the bundled FIDO roots. */
+  mdsTrustedRoots: string[];
 }
 
 /** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
@@ -131,7 +142,37 @@ const schema = z.object({
     .transform((v) => (v === undefined ? 60 : Number(v)))
     .pipe(z.number().min(5, 'must be between 5 and 600').max(600, 'must be between 5 and 600')),
   AAGUID_NAMES_FILE: optional(z.string()),
+  MDS_BLOB_FILE: optional(z.string()),
+  MDS_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
+  MDS_TRUSTED_ROOTS_FILE: optional(z.string().transform((path, ctx) => readTrustedRoots(path, ctx))),
 });
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM file, each one parsed, so that a bad file stops the start with its name. */
+function readTrustedRoots(path: string, ctx: z.RefinementCtx): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})` });
+    return z.NEVER;
+  }
+  const certificates = text.match(PEM_CERTIFICATE) ?? [];
+  if (certificates.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'holds no PEM certificate (-----BEGIN CERTIFICATE-----)' });
+    return z.NEVER;
+  }
+  for (const [index, pem] of certificates.entries()) {
+    try {
+      new X509Certificate(pem);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `certificate ${index + 1} cannot be parsed` });
+      return z.NEVER;
+    }
+  }
+  return certificates;
+}
 
 /**
  * Validates the environment. A bad value throws a ConfigError whose message is one line naming
@@ -175,5 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: v.METRICS_TOKEN,
     ceremonyTimeoutMs: v.CEREMONY_TIMEOUT_SECONDS * 1000,
     aaguidNamesFile: v.AAGUID_NAMES_FILE,
+    mdsBlobFile: v.MDS_BLOB_FILE ?? (v.MDS_URL ? './data/mds.jwt' : undefined),
+    mdsUrl: v.MDS_URL,
+    mdsTrustedRoots: v.MDS_TRUSTED_ROOTS_FILE ?? [],
   };
 }

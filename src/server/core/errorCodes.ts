@@ -1,6 +1,8 @@
 /**
  * The one error-code dictionary. Every problem body the service writes takes its status and
  * title from here. Codes shared with the reference service keep its names (docs/api.md lists them).
+ * A code the reference answers with two statuses lists the second in `otherStatuses`; only those
+ * may be chosen instead of `status`.
  */
 export const ERROR_CODES = {
   // request shape
@@ -28,7 +30,8 @@ export const ERROR_CODES = {
   // registration and sign-in
   missing_userid: { status: 400, title: 'The token does not contain a valid userId.' },
   invalid_attestation: { status: 400, title: 'Attestation type not supported' },
-  attestation_not_supported_on_plan: { status: 400, title: 'Attestation type not supported on your plan' },
+  // 403 on the authenticator allow and block lists (/authenticators/*), as the reference answers there.
+  attestation_not_supported_on_plan: { status: 400, otherStatuses: [403], title: 'Attestation type not supported on your plan' },
   max_users_reached: { status: 400, title: 'Maximum number of users reached' },
   alias_conflict: { status: 409, title: 'Alias is already in use by another userid' },
   missing_origin: { status: 400, title: 'Origin is required.' },
@@ -42,6 +45,13 @@ export const ERROR_CODES = {
   challenge_already_used: { status: 400, title: 'This ceremony was already completed or has expired. Start again.' },
   generate_token_disabled: { status: 403, title: "The 'POST /signin/generate-token' endpoint is disabled" },
   unknown_purpose: { status: 400, title: 'There is no authentication configuration for this purpose.' },
+  // authenticators (FIDO metadata, allow and block lists)
+  authenticator_not_allowed: { status: 400, title: 'The authenticator is not allowed to be used for registration.' },
+  attestation_required: {
+    status: 400,
+    title: "Attestation 'none' was used for registration, but an allowlist was configured. Please use a supported attestation method.",
+  },
+  unknown_authenticator: { status: 400, title: 'One or more authenticators do not exist in the FIDO2 MDS.' },
   // magic links
   magic_links_disabled: {
     status: 403,
@@ -73,6 +83,12 @@ export const ERROR_CODES = {
   // server side
   service_unavailable: { status: 503, title: 'The service is temporarily unavailable.' },
   internal_error: { status: 500, title: 'The api has encountered an error' },
-} as const satisfies Record<string, { status: number; title: string; detail?: string }>;
+} as const satisfies Record<string, { status: number; otherStatuses?: readonly number[]; title: string; detail?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Every status a code may be answered with: its own first, then any other the dictionary lists. */
+export function statusesOf(code: ErrorCode): readonly number[] {
+  const entry = ERROR_CODES[code] as { status: number; otherStatuses?: readonly number[] };
+  return [entry.status, ...(entry.otherStatuses ?? [])];
+}

@@ -4,6 +4,7 @@ import { aliasRouteSpecs } from '../routes/alias';
 import { appDeletionRouteSpecs } from '../routes/appDeletion';
 import { appFeaturesRouteSpecs } from '../routes/appFeatures';
 import { authConfigsRouteSpecs } from '../routes/authConfigs';
+import { authenticatorsRouteSpecs } from '../routes/authenticators';
 import { credentialsRouteSpecs } from '../routes/credentials';
 import { eventsRouteSpecs } from '../routes/events';
 import { healthRouteSpecs } from '../routes/health';
@@ -12,8 +13,10 @@ import { legacyCredentialsRouteSpecs } from '../routes/legacy/credentials';
 import { legacyRegisterRouteSpecs } from '../routes/legacy/register';
 import { legacySigninRouteSpecs } from '../routes/legacy/signin';
 import { magicLinksRouteSpecs } from '../routes/magicLinks';
+import { mdsRouteSpecs } from '../routes/mds';
 import { metricsRouteSpecs } from '../routes/metrics';
 import { registerRouteSpecs } from '../routes/register';
+import { reportingRouteSpecs } from '../routes/reporting';
 import { signinRouteSpecs } from '../routes/signin';
 import { usersRouteSpecs } from '../routes/users';
 import { openApiDocumentRoute } from './documentRoute';
@@ -24,6 +27,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...healthRouteSpecs,
   ...metricsRouteSpecs,
   ...adminRouteSpecs,
+  ...mdsRouteSpecs,
   ...registerRouteSpecs,
   ...signinRouteSpecs,
   ...aliasRouteSpecs,
@@ -32,6 +36,8 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...magicLinksRouteSpecs,
   ...authConfigsRouteSpecs,
   ...eventsRouteSpecs,
+  ...authenticatorsRouteSpecs,
+  ...reportingRouteSpecs,
   ...appFeaturesRouteSpecs,
   ...appDeletionRouteSpecs,
 ];

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { packageVersion } from '../core/packageVersion';
 import { PROBLEM_CONTENT_TYPE } from '../../shared/problem';
 import { CURRENT_ROUTES, legacyRoutes } from './catalog';
 import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './jsonSchema';
@@ -94,14 +93,6 @@ function pathsOf(operations: readonly DocumentedOperation[]): Record<string, Rec
     (paths[path] ??= {})[method] = operationOf(operation);
   }
   return paths;
-}
-
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
-  }
 }
 
 const DESCRIPTION = [

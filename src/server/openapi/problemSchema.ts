@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorCode } from '../core/errorCodes';
+import { ERROR_CODES, statusesOf, type ErrorCode } from '../core/errorCodes';
 import { PROBLEM_TYPE_BASE } from '../../shared/problem';
 
 const CODES = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
@@ -9,7 +9,7 @@ export const problemSchema = z.looseObject({
   type: z.string().describe(`${PROBLEM_TYPE_BASE}<errorCode>`),
   title: z.string(),
   status: z.number().int(),
-  errorCode: z.enum(CODES).describe(CODES.map((code) => `${code} (${ERROR_CODES[code].status}): ${ERROR_CODES[code].title}`).join('\n')),
+  errorCode: z.enum(CODES).describe(CODES.map((code) => `${code} (${statusesOf(code).join(', ')}): ${ERROR_CODES[code].title}`).join('\n')),
   detail: z.string().optional(),
   errors: z.record(z.string(), z.array(z.string())).optional().describe('Validation problems: each bad field with its messages.'),
   traceId: z.string().optional().describe('The X-Request-Id of the answer.'),

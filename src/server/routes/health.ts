@@ -3,6 +3,7 @@ import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { healthReportAnswer } from './responseSchemas';
+import { packageVersion } from '../core/packageVersion';
 import type { Services } from '../services';
 
 /** `Degraded`: serving, with something optional missing (Redis: limits not shared); answered with 200, as ASP.NET does. */
@@ -78,8 +79,16 @@ const mailHealthRoute = defineRoute({
   tag: 'health',
   responses: { 200: { description: 'Healthy.', schema: healthReportAnswer }, 503: report503 },
 });
+const versionHealthRoute = defineRoute({
+  method: 'get',
+  path: '/health/version',
+  operationId: 'healthVersion',
+  summary: "The service's version and its Node.js runtime's, as the `version` result's data.",
+  tag: 'health',
+  responses: { 200: { description: 'Healthy, with `results.version.data` = `{version, node}`.', schema: healthReportAnswer } },
+});
 /** The routes this file declares, in the order the OpenAPI document lists them. */
-export const healthRouteSpecs: readonly RouteSpec[] = [httpHealthRoute, storageHealthRoute, mailHealthRoute];
+export const healthRouteSpecs: readonly RouteSpec[] = [httpHealthRoute, storageHealthRoute, mailHealthRoute, versionHealthRoute];
 
 /** Anonymous health checks (spec: /api/health/*; also served at /health/*). */
 export function healthRoutes(services: Services): Router {
@@ -125,6 +134,10 @@ export function healthRoutes(services: Services): Router {
     // The spec's shape without a mail server: empty `results` while MAIL_FILE can be written.
     if (mailer.kind === 'file' && body.status === 'Healthy') body.results = {};
     res.status(body.status === 'Healthy' ? 200 : 503).json(body);
+  });
+
+  mountRoute(router, auth, versionHealthRoute, async (_input, _req, res) => {
+    res.json(await report({ version: async () => ({ version: packageVersion(), node: process.version }) }));
   });
   return router;
 }

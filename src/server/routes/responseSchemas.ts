@@ -53,7 +53,7 @@ export const credentialAnswer = z.looseObject({
   backupState: z.boolean().nullable(),
   isBackupEligible: z.boolean().nullable(),
   isDiscoverable: z.boolean().nullable(),
-  authenticatorName: z.string().nullable().describe("The authenticator's or passkey provider's name, from its AAGUID (an extension: the reference has none); null when unknown."),
+  authenticatorName: z.string().nullable().describe("The authenticator's or passkey provider's name: the FIDO metadata's description when loaded, else its AAGUID in the bundled list (an extension: the reference has none); null when unknown."),
 });
 
 /** The older generation's credential also carries `credType` (its attestation format). */
@@ -122,6 +122,22 @@ export const deletionAnswer = z.looseObject({ message: z.string(), isDeleted: z.
 export const deletionScheduleAnswer = z.looseObject({ message: z.string(), keysFreezeAt: timestamp(), deleteAt: timestamp() });
 
 export const messageAnswer = z.looseObject({ message: z.string() });
+
+export const authenticatorListEntryAnswer = z.looseObject({ aaGuid: z.string(), createdAt: timestamp() });
+
+export const metadataEntryAnswer = z.looseObject({
+  aaGuid: z.string(),
+  name: z.string(),
+  certificationStatuses: z.array(z.string()),
+  attestationTypes: z.array(z.string()),
+  icon: z.string().nullable().describe('a data: URL'),
+});
+
+const day = () => z.string().describe('yyyy-MM-dd (UTC)');
+
+export const credentialsReportAnswer = z.looseObject({ createdAt: day(), users: z.number(), credentials: z.number() });
+
+export const activeUsersReportAnswer = z.looseObject({ createdAt: day(), dailyActiveUsers: z.number(), weeklyActiveUsers: z.number(), totalUsers: z.number() });
 
 const healthResult = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), data: z.record(z.string(), z.unknown()) });
 export const healthReportAnswer = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), results: z.record(z.string(), healthResult) });

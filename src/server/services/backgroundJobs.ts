@@ -4,10 +4,14 @@ import type { AuthConfigService } from './authConfigs';
 import type { ChallengeStore } from './ceremonies/challenges';
 import type { EventLog } from './events/eventLog';
 import type { MagicLinkService } from './magicLinks/magicLinks';
+import type { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
+import type { DailyReports } from './reporting/dailyReports';
 
 const CHALLENGE_SWEEP_INTERVAL_MS = 60_000;
 const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
 const DELETION_SWEEP_INTERVAL_MS = 60_000;
+const REPORT_SWEEP_INTERVAL_MS = 3_600_000;
+const METADATA_REFRESH_INTERVAL_MS = 3_600_000;
 
 export interface BackgroundWork {
   challenges: ChallengeStore;
@@ -15,6 +19,8 @@ export interface BackgroundWork {
   magicLinks: MagicLinkService;
   authConfigs: AuthConfigService;
   deletions: AppDeletionService;
+  reports: DailyReports;
+  metadata: AuthenticatorMetadata;
 }
 
 export interface BackgroundSchedule {
@@ -22,6 +28,10 @@ export interface BackgroundSchedule {
   flushIntervalMs: number;
   /** How often pending app deletions are swept (and once at start); 0 = never on their own. */
   deletionSweepIntervalMs?: number;
+  /** How often due daily reports are written (and once at start); 0 = never on their own. */
+  reportSweepIntervalMs?: number;
+  /** How often the FIDO metadata is refreshed (and once at start); 0 = never on its own. */
+  metadataRefreshIntervalMs?: number;
 }
 
 export interface BackgroundJobs {
@@ -31,8 +41,9 @@ export interface BackgroundJobs {
 
 /**
  * The work no request waits for: expired challenges, event retention and the magic-link quota
- * window are swept, authentication-configuration usage is written in batches, and app deletions
- * fall due. Timers are unreferenced: they never keep the process alive on their own.
+ * window are swept, authentication-configuration usage is written in batches, app deletions fall
+ * due, each app's daily report is written, and the FIDO metadata is refreshed. Timers are
+ * unreferenced: they never keep the process alive on their own.
  */
 export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
@@ -53,13 +64,28 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   };
   const deletionSweeper = deletionSweepIntervalMs > 0 ? setInterval(sweepDeletions, deletionSweepIntervalMs) : undefined;
   if (deletionSweeper) sweepDeletions();
-  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper];
+  // A day's report is due once the day has ended, on whichever replica sweeps first.
+  const reportSweepIntervalMs = schedule.reportSweepIntervalMs ?? REPORT_SWEEP_INTERVAL_MS;
+  let reportSweep: Promise<unknown> = Promise.resolve();
+  const sweepReports = () => {
+    reportSweep = reportSweep.then(() => work.reports.sweep()).catch(warn('daily report sweep'));
+  };
+  const reportSweeper = reportSweepIntervalMs > 0 ? setInterval(sweepReports, reportSweepIntervalMs) : undefined;
+  if (reportSweeper) sweepReports();
+  // The file is read at start by the metadata itself; a refresh downloads what MDS_URL has when due.
+  const metadataRefreshIntervalMs = schedule.metadataRefreshIntervalMs ?? METADATA_REFRESH_INTERVAL_MS;
+  const refreshMetadata = () => void work.metadata.refresh();
+  const metadataRefresher = metadataRefreshIntervalMs > 0 && work.metadata.configured ? setInterval(refreshMetadata, metadataRefreshIntervalMs) : undefined;
+  if (metadataRefresher) refreshMetadata();
+  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher];
   for (const timer of timers) timer?.unref();
 
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
       await deletionSweep;
+      await reportSweep;
+      await work.metadata.close();
       await work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
     },
   };

@@ -11,8 +11,14 @@ import { AppFeaturesCache } from './apps/appFeaturesCache';
 import { startBackgroundJobs } from './backgroundJobs';
 import { AppsService, type AppFeatures } from './apps/apps';
 import { AuthConfigService } from './authConfigs';
+import { AuthenticatorLists } from './authenticators/authenticatorLists';
+import { AuthenticatorPolicy } from './authenticators/authenticatorPolicy';
+import { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
+import { authenticatorNames } from './metadata/authenticatorNames';
+import { DailyReports } from './reporting/dailyReports';
+import { appTotals } from './users/appTotals';
 import { ChallengeStore } from './ceremonies/challenges';
-import { authenticatorNames } from './users/authenticatorNames';
+import { providerNames } from './metadata/providerNames';
 import { CredentialService } from './users/credentials';
 import { EventLog } from './events/eventLog';
 import { AppIncarnations } from './apps/incarnations';
@@ -40,7 +46,19 @@ export interface ServiceOptions {
    * Off only for tests of what holds without them.
    */
   appChangeNotifications?: boolean;
-  /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates); default Date.now. For tests. */
+  /**
+   * How often due daily reports are written (at creation, then every interval; default an hour);
+   * 0 = only when `reports.sweep()` is called (tests).
+   */
+  reportSweepIntervalMs?: number;
+  /**
+   * How often the FIDO metadata is refreshed (at creation, then every interval; default an hour);
+   * 0 = only when `metadata.refresh()` is called (tests). The file is read at creation either way.
+   */
+  metadataRefreshIntervalMs?: number;
+  /** Fetches MDS_URL (tests replace it to count or fail downloads); default: an HTTP GET. */
+  downloadMetadata?: (url: string, signal: AbortSignal) => Promise<string>;
+  /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates, reports, metadata updates); default Date.now. For tests. */
   now?: () => number;
 }
 
@@ -63,6 +81,10 @@ export interface Services {
   events: EventLog;
   magicLinks: MagicLinkService;
   deletions: AppDeletionService;
+  /** The FIDO metadata (MDS_BLOB_FILE, MDS_URL), for the /mds listings, the lists and registration. */
+  metadata: AuthenticatorMetadata;
+  authenticators: AuthenticatorLists;
+  reports: DailyReports;
   mailer: Mailer;
   storageHealth: StorageHealth;
   /** The shared counters of the rate limits, when REDIS_URL is set. */
@@ -102,9 +124,17 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now);
+  const metadata = new AuthenticatorMetadata({ blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots }, logger, now, options.downloadMetadata);
+  const authenticators = new AuthenticatorLists(db, features, metadata, events, now);
+  const reports = new DailyReports(db, (appId) => appTotals(db, appId), logger, now);
   const background = startBackgroundJobs(
-    { challenges, events, magicLinks, authConfigs, deletions },
-    { flushIntervalMs, deletionSweepIntervalMs: options.deletionSweepIntervalMs },
+    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata },
+    {
+      flushIntervalMs,
+      deletionSweepIntervalMs: options.deletionSweepIntervalMs,
+      reportSweepIntervalMs: options.reportSweepIntervalMs,
+      metadataRefreshIntervalMs: options.metadataRefreshIntervalMs,
+    },
     logger,
   );
 
@@ -117,15 +147,18 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now),
+    registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features)),
     signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
     verification: new VerificationService(store.hot, tokens, features, events, now),
-    credentials: new CredentialService(db, events, authenticatorNames(config.aaguidNamesFile)),
+    credentials: new CredentialService(db, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile))),
     users: new UserService(db, events),
     authConfigs,
     events,
     magicLinks,
     deletions,
+    metadata,
+    authenticators,
+    reports,
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,

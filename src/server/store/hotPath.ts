@@ -50,6 +50,8 @@ export interface HotCredential {
   backupEligible: boolean;
   uvInitialized: boolean;
   nickname: string;
+  /** The UTC day (days since 1970-01-01) of the last use, as stored. */
+  lastUsedDay: number;
 }
 
 export interface CredentialUse {
@@ -60,6 +62,8 @@ export interface CredentialUse {
   backupState: boolean;
   uvInitialized: boolean;
   usedAt: number;
+  /** `lastUsedDay` as read with the credential: only a use on another day writes the indexed day again. */
+  lastUsedDay: number;
   device: string;
   country: string;
 }

@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { utcDayOf } from '../core/utcDay';
 import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotPath';
 
 /**
@@ -24,12 +25,20 @@ const STATEMENTS = {
   },
   findCredential: {
     name: 'hot_find_credential',
-    text: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname"
+    text: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname", "lastUsedDay"
       FROM "Credential" WHERE "tenant" = $1 AND "descriptorId" = $2`,
   },
   recordCredentialUse: {
     name: 'hot_record_credential_use',
     text: `UPDATE "Credential" SET "signatureCounter" = $3, "backupState" = $5, "uvInitialized" = $6, "lastUsedAt" = $7, "device" = $8, "country" = $9
+      WHERE "tenant" = $1 AND "descriptorId" = $2
+        AND (($3::bigint > 0 AND "signatureCounter" < $3::bigint) OR ($3::bigint = 0 AND "signatureCounter" = $4::bigint))`,
+  },
+  // Only a credential's first use of a day writes the indexed day: an update that changes no
+  // indexed column stays a heap-only (HOT) update, with no new index entries.
+  recordCredentialUseOnNewDay: {
+    name: 'hot_record_credential_use_on_new_day',
+    text: `UPDATE "Credential" SET "signatureCounter" = $3, "backupState" = $5, "uvInitialized" = $6, "lastUsedAt" = $7, "device" = $8, "country" = $9, "lastUsedDay" = $10
       WHERE "tenant" = $1 AND "descriptorId" = $2
         AND (($3::bigint > 0 AND "signatureCounter" < $3::bigint) OR ($3::bigint = 0 AND "signatureCounter" = $4::bigint))`,
   },
@@ -67,17 +76,9 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
       return rows[0] && { ...rows[0], signatureCounter: Number(rows[0].signatureCounter) };
     },
     async recordCredentialUse(u: CredentialUse) {
-      const { rowCount } = await run(STATEMENTS.recordCredentialUse, [
-        u.tenant,
-        u.descriptorId,
-        u.newCounter,
-        u.storedCounter,
-        u.backupState,
-        u.uvInitialized,
-        pgTime(u.usedAt),
-        u.device,
-        u.country,
-      ]);
+      const usedDay = utcDayOf(u.usedAt);
+      const values = [u.tenant, u.descriptorId, u.newCounter, u.storedCounter, u.backupState, u.uvInitialized, pgTime(u.usedAt), u.device, u.country];
+      const { rowCount } = await (usedDay === u.lastUsedDay ? run(STATEMENTS.recordCredentialUse, values) : run(STATEMENTS.recordCredentialUseOnNewDay, [...values, usedDay]));
       return rowCount === 1;
     },
     async redeemToken(appId, tokenId, expiresAt) {

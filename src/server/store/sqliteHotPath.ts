@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { utcDayOf } from '../core/utcDay';
 import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotPath';
 import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CONNECTION_SETUP } from './sqlite';
 import { startSqliteWriter } from './sqliteWriter';
@@ -13,16 +14,22 @@ const SQL = {
   insertChallenge: `INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt", "expectedUserId") VALUES (@id, @tenant, @ceremony, @expiresAt, @expectedUserId)`,
   deleteChallenge: `DELETE FROM "Challenge" WHERE "id" = @id AND "tenant" = @tenant AND "ceremony" = @ceremony AND "expiresAt" > @now RETURNING "expectedUserId"`,
   findUserCredentials: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "lastUsedAt" DESC LIMIT @limit`,
-  findCredential: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname"
+  findCredential: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname", "lastUsedDay"
     FROM "Credential" WHERE "tenant" = @tenant AND "descriptorId" = @descriptorId`,
   recordCredentialUse: `UPDATE "Credential" SET "signatureCounter" = @newCounter, "backupState" = @backupState, "uvInitialized" = @uvInitialized,
       "lastUsedAt" = @usedAt, "device" = @device, "country" = @country
     WHERE "tenant" = @tenant AND "descriptorId" = @descriptorId
       AND ((@newCounter > 0 AND "signatureCounter" < @newCounter) OR (@newCounter = 0 AND "signatureCounter" = @storedCounter))`,
+  // SQLite rewrites an index entry whenever its column is SET, even to the same value (it doubled
+  // the cost of this update): the indexed day is written only by a credential's first use of a day.
+  recordCredentialUseOnNewDay: `UPDATE "Credential" SET "signatureCounter" = @newCounter, "backupState" = @backupState, "uvInitialized" = @uvInitialized,
+      "lastUsedAt" = @usedAt, "lastUsedDay" = @usedDay, "device" = @device, "country" = @country
+    WHERE "tenant" = @tenant AND "descriptorId" = @descriptorId
+      AND ((@newCounter > 0 AND "signatureCounter" < @newCounter) OR (@newCounter = 0 AND "signatureCounter" = @storedCounter))`,
   redeemToken: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING`,
 } as const;
 
-const WRITES = ['insertChallenge', 'deleteChallenge', 'recordCredentialUse', 'redeemToken'] as const;
+const WRITES = ['insertChallenge', 'deleteChallenge', 'recordCredentialUse', 'recordCredentialUseOnNewDay', 'redeemToken'] as const;
 const READS = ['findUserCredentials', 'findCredential'] as const;
 type Reads = { [K in (typeof READS)[number]]: Database.Statement };
 
@@ -83,7 +90,10 @@ export function openSqliteHotPath(filename: string): HotPath {
       return { ...row, signatureCounter: Number(row.signatureCounter), backupEligible: row.backupEligible === 1, uvInitialized: row.uvInitialized === 1 };
     },
     async recordCredentialUse(use: CredentialUse) {
-      const { changes } = (await write('recordCredentialUse', { ...use, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) })) as { changes: number };
+      const usedDay = utcDayOf(use.usedAt);
+      const { lastUsedDay: _read, ...columns } = use;
+      const params = { ...columns, backupState: use.backupState ? 1 : 0, uvInitialized: use.uvInitialized ? 1 : 0, usedAt: sqliteTime(use.usedAt) };
+      const { changes } = (await (usedDay === use.lastUsedDay ? write('recordCredentialUse', params) : write('recordCredentialUseOnNewDay', { ...params, usedDay }))) as { changes: number };
       return changes === 1;
     },
     async redeemToken(appId, tokenId, expiresAt) {

@@ -2,6 +2,7 @@ import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } fr
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
+import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
 import type { Db } from '../../store';
 import { isUniqueViolation } from '../../core/storeErrors';
@@ -18,6 +19,7 @@ import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type A
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
+import type { AuthenticatorPolicy } from '../authenticators/authenticatorPolicy';
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
@@ -112,7 +114,9 @@ export class RegistrationService {
     private readonly aliases: AliasService,
     private readonly features: AppFeaturesCache,
     private readonly events: EventLog,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number,
+    /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
+    private readonly authenticators: AuthenticatorPolicy,
   ) {}
 
   private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
@@ -235,6 +239,7 @@ export class RegistrationService {
     if (!isUsablePublicKey(info.credential.publicKey)) {
       throw new ApiError('fido2_invalid_registration', { detail: 'The public key is not a valid key for its algorithm.' });
     }
+    await this.authenticators.assertAllowed(appId, { aaguid: info.aaguid, fmt: info.fmt, attestation: session.attestation, attestationObject: info.attestationObject });
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
@@ -270,6 +275,7 @@ export class RegistrationService {
             uvInitialized: info.userVerified,
             createdAt: now,
             lastUsedAt: now,
+            lastUsedDay: utcDayOf(now.getTime()),
           },
         }),
       );

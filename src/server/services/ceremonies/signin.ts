@@ -140,6 +140,7 @@ export class SigninService {
       backupState: info.credentialBackedUp,
       uvInitialized: credential.uvInitialized || info.userVerified,
       usedAt: this.now(),
+      lastUsedDay: credential.lastUsedDay,
       device: client.device,
       country: client.country,
     });

@@ -6,7 +6,7 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
-import type { AuthenticatorNames } from './authenticatorNames';
+import type { AuthenticatorNameOf } from '../metadata/authenticatorNames';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,8 +29,8 @@ function credentialIdOf(value: string): string {
 
 type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
 
-/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read, and the provider's name. */
-function credentialView(c: CredentialRow, names: AuthenticatorNames) {
+/** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read, and the authenticator's name when known. */
+function credentialView(c: CredentialRow, nameOf: AuthenticatorNameOf) {
   const aaGuid = GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID;
   return {
     descriptor: descriptorOf(c.descriptorId, c.transports),
@@ -50,7 +50,7 @@ function credentialView(c: CredentialRow, names: AuthenticatorNames) {
     backupState: c.backupState,
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
-    authenticatorName: names(aaGuid) ?? null,
+    authenticatorName: nameOf(aaGuid),
   };
 }
 
@@ -58,12 +58,12 @@ export class CredentialService {
   constructor(
     private readonly db: Db,
     private readonly events: EventLog,
-    private readonly names: AuthenticatorNames = () => undefined,
+    private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>,
   ) {}
 
   async list(appId: string, userId: string) {
-    const rows = await this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } });
-    return rows.map((row) => credentialView(row, this.names));
+    const [rows, nameOf] = await Promise.all([this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } }), this.authenticatorNames()]);
+    return rows.map((row) => credentialView(row, nameOf));
   }
 
   /** Renames one of the app's passkeys; an id it does not have is a 404. */

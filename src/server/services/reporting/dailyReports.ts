@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { isUniqueViolation } from '../../core/storeErrors';
+import { DAY_MS, utcDateOf, utcDayOf, utcDayOfDate } from '../../core/utcDay';
+import { ciObject } from '../../core/validation';
+import type { Db } from '../../store';
+import type { AppTotals } from '../users/appTotals';
+
+/** `from` and `to`, both optional and inclusive. */
+export const periodQuerySchema = ciObject({
+  from: z.preprocess((v) => (v === '' ? undefined : v), z.string().refine((v) => utcDayOfDate(v) !== undefined, 'must be a date, yyyy-MM-dd').optional()),
+  to: z.preprocess((v) => (v === '' ? undefined : v), z.string().refine((v) => utcDayOfDate(v) !== undefined, 'must be a date, yyyy-MM-dd').optional()),
+});
+export type PeriodQuery = z.output<typeof periodQuerySchema>;
+
+/**
+ * One snapshot per app and UTC day, taken by the first sweep after the day ends (sweeps run at
+ * start-up and every hour, on every replica). The primary key (app, day) lets exactly one insert
+ * win; the others are ignored. Totals come from `appTotals`; daily and weekly active users are the
+ * users whose passkeys were last used (signed in, or registered) on the day or the six before it,
+ * or since: an index range on (tenant, lastUsedDay, userId), so the cost follows the active users,
+ * never all credentials.
+ */
+export class DailyReports {
+  constructor(
+    private readonly db: Db,
+    private readonly totals: (appId: string) => Promise<AppTotals>,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Writes the snapshot of the day that ended last for every app that existed then and has none; returns how many this call wrote. */
+  async sweep(): Promise<number> {
+    const today = utcDayOf(this.now());
+    const day = today - 1;
+    const date = utcDateOf(day);
+    const due = await this.db.app.findMany({ where: { createdAt: { lt: new Date(today * DAY_MS) }, dailyReports: { none: { day: date } } }, select: { id: true }, orderBy: { id: 'asc' } });
+    let written = 0;
+    for (const { id } of due) {
+      try {
+        if (await this.snapshot(id, day)) written++;
+      } catch (error) {
+        // One app's trouble (deleted meanwhile, say) does not hold up the others; the next sweep tries again.
+        this.logger.warn({ appId: id, err: { name: (error as Error).name, message: (error as Error).message } }, 'daily report failed');
+      }
+    }
+    return written;
+  }
+
+  /** Inserts one app's snapshot of `day`; false when another sweep wrote it first. */
+  private async snapshot(appId: string, day: number): Promise<boolean> {
+    const [totals, dailyActiveUsers, weeklyActiveUsers] = await Promise.all([this.totals(appId), this.activeUsers(appId, day), this.activeUsers(appId, day - 6)]);
+    try {
+      await this.db.dailyReport.create({
+        data: { tenant: appId, day: utcDateOf(day), users: totals.users, credentials: totals.credentials, dailyActiveUsers, weeklyActiveUsers, createdAt: new Date(this.now()) },
+      });
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Users with a passkey last used on `sinceDay` or later. */
+  private async activeUsers(appId: string, sinceDay: number): Promise<number> {
+    return (await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId, lastUsedDay: { gte: sinceDay } } })).length;
+  }
+
+  private rows(appId: string, period: PeriodQuery) {
+    return this.db.dailyReport.findMany({ where: { tenant: appId, day: { gte: period.from, lte: period.to } }, orderBy: { day: 'asc' } });
+  }
+
+  /** `GET /reporting/credentials/periodic`. */
+  async credentials(appId: string, period: PeriodQuery) {
+    return (await this.rows(appId, period)).map((r) => ({ createdAt: r.day, users: r.users, credentials: r.credentials }));
+  }
+
+  /** `GET /reporting/active-users/periodic`. */
+  async activeUsersReport(appId: string, period: PeriodQuery) {
+    return (await this.rows(appId, period)).map((r) => ({ createdAt: r.day, dailyActiveUsers: r.dailyActiveUsers, weeklyActiveUsers: r.weeklyActiveUsers, totalUsers: r.users }));
+  }
+}
