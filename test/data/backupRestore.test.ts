@@ -105,7 +105,7 @@ describe('backup and restore of the SQLite database', () => {
         migrateSqlite(sqliteFilename(old.url), migrations.slice(0, 3));
         const done = await runCli(['restore', sqliteFilename(old.url)], { DATABASE_URL: target.url });
         expect(done.code).toBe(0);
-        expect(done.stdout).toContain(`the service applies 2 newer migration(s) when it starts: ${migrations.slice(3).map((m) => m.name).join(', ')}`);
+        expect(done.stdout).toContain(`the service applies ${migrations.length - 3} newer migration(s) when it starts: ${migrations.slice(3).map((m) => m.name).join(', ')}`);
       } finally {
         await old.drop();
         await target.drop();
