@@ -8,6 +8,7 @@ import type { Config } from './core/config';
 import { createLogger } from './core/logger';
 import { createServices, type Services } from './services';
 import { openStore } from './store';
+import { warnLooseFiles } from './warnLooseFiles';
 
 export interface ShutdownResult {
   /** Connections still busy at the deadline were cut. */
@@ -33,6 +34,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const store = openStore(config.databaseUrl);
   const applied = await store.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
+  warnLooseFiles(config, logger);
   const services = createServices(config, store, { logger });
   const app = createApp(services, logger);
   let server: Server;

@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { expectProblem } from '../support/http';
-import { startTestService, type TestApp, type TestService } from '../support/testService';
+import { MANAGEMENT_KEY, startTestService, type TestApp, type TestService } from '../support/testService';
 
 /** A 429 problem with the headers a client needs to back off. */
 function expectRateLimited(res: Response): void {
@@ -55,7 +55,7 @@ describe('per client IP, in-process counters', () => {
     expectRateLimited(await svc().http.post('/api/signin/complete').set('ApiKey', app.apiKey).send({}));
     // The private API is limited separately, and the management API not at all.
     expectProblem(await verify(svc(), app.apiSecret), 400, 'invalid_token_format');
-    expect((await svc().http.get(`/admin/apps/${app.appId}/available`).set('ManagementKey', 'test-management-key-0123456789')).status).toBe(200);
+    expect((await svc().http.get(`/admin/apps/${app.appId}/available`).set('ManagementKey', MANAGEMENT_KEY)).status).toBe(200);
   });
 
   it('limits verify, generate-token and magic-links/send per address (one counter, one request used above)', async () => {

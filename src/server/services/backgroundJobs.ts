@@ -3,11 +3,14 @@ import type { AppDeletionService } from './apps/appDeletion';
 import type { AuthConfigService } from './authConfigs';
 import type { ChallengeStore } from './ceremonies/challenges';
 import type { EventLog } from './events/eventLog';
+import type { FailedKeyUses } from './apps/failedKeyUses';
 import type { MagicLinkService } from './magicLinks/magicLinks';
 
 const CHALLENGE_SWEEP_INTERVAL_MS = 60_000;
 const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
 const DELETION_SWEEP_INTERVAL_MS = 60_000;
+/** How often a minute's tally of refused keys is looked at (it is written once its minute is over). */
+const FAILED_KEY_TALLY_INTERVAL_MS = 1000;
 
 export interface BackgroundWork {
   challenges: ChallengeStore;
@@ -15,6 +18,7 @@ export interface BackgroundWork {
   magicLinks: MagicLinkService;
   authConfigs: AuthConfigService;
   deletions: AppDeletionService;
+  failedKeyUses: FailedKeyUses;
 }
 
 export interface BackgroundSchedule {
@@ -31,8 +35,8 @@ export interface BackgroundJobs {
 
 /**
  * The work no request waits for: expired challenges, event retention and the magic-link quota
- * window are swept, authentication-configuration usage is written in batches, and app deletions
- * fall due. Timers are unreferenced: they never keep the process alive on their own.
+ * window are swept, authentication-configuration usage is written in batches, app deletions
+ * fall due, and each minute's tally of refused keys goes to the event log. Timers are unreferenced: they never keep the process alive on their own.
  */
 export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
@@ -53,7 +57,8 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   };
   const deletionSweeper = deletionSweepIntervalMs > 0 ? setInterval(sweepDeletions, deletionSweepIntervalMs) : undefined;
   if (deletionSweeper) sweepDeletions();
-  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper];
+  const failedKeyTallies = setInterval(() => work.failedKeyUses.recordDue(), FAILED_KEY_TALLY_INTERVAL_MS);
+  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, failedKeyTallies];
   for (const timer of timers) timer?.unref();
 
   return {
@@ -61,6 +66,8 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
       for (const timer of timers) clearInterval(timer);
       await deletionSweep;
       await work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
+      // Before the event log writes what it holds (services.close()).
+      work.failedKeyUses.recordAll();
     },
   };
 }

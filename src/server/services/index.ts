@@ -14,6 +14,7 @@ import { AuthConfigService } from './authConfigs';
 import { ChallengeStore } from './ceremonies/challenges';
 import { CredentialService } from './users/credentials';
 import { EventLog } from './events/eventLog';
+import { FailedKeyUses } from './apps/failedKeyUses';
 import { AppIncarnations } from './apps/incarnations';
 import { MagicLinkService } from './magicLinks/magicLinks';
 import { createMailer, type Mailer } from '../mail/mailer';
@@ -48,6 +49,8 @@ export interface Services {
   config: Config;
   store: Store;
   keys: ApiKeyAuthenticator;
+  /** Refused keys, tallied for the event log (one event per key id and address a minute). */
+  failedKeyUses: FailedKeyUses;
   apps: AppsService;
   features: AppFeaturesCache;
   tokens: TokenService;
@@ -85,7 +88,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
   });
   const incarnations = new AppIncarnations();
-  const keys = new ApiKeyAuthenticator(db, events, incarnations);
+  const failedKeyUses = new FailedKeyUses(events, logger, now);
+  const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
   const tokens = new TokenService(db, now, incarnations);
   const caches = appCaches(
     { keys, features, tokens, incarnations },
@@ -102,7 +106,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now);
   const background = startBackgroundJobs(
-    { challenges, events, magicLinks, authConfigs, deletions },
+    { challenges, events, magicLinks, authConfigs, deletions, failedKeyUses },
     { flushIntervalMs, deletionSweepIntervalMs: options.deletionSweepIntervalMs },
     logger,
   );
@@ -111,6 +115,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     config,
     store,
     keys,
+    failedKeyUses,
     apps,
     features,
     tokens,
