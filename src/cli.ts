@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import './serviceDependencies';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/core/config';
 import { ApiError } from './server/core/apiError';
 import { parseWith } from './server/core/validation';
 import { createAppSchema } from './server/services/apps/apps';
+import { scopesOf, type KeyKind, type Scope } from './server/services/apps/apiKeys';
 import { createLogger } from './server/core/logger';
 import { createServices } from './server/services';
 import { startService } from './server/server';
@@ -19,6 +21,8 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           create an app; prints its keys once
   apps list                               list apps
   apps keys <appId>                       list an app's keys (secrets masked)
+  apps create-key <appId> public|secret [--scopes <s1,s2,...>]
+                                          create a key (default: every scope of its kind); prints it once
   apps lock <appId> <keyId>               lock one key (keyId = its last 4 characters)
   apps unlock <appId> <keyId>             unlock one key
   apps freeze <appId> | unfreeze <appId>  lock or unlock every key of an app
@@ -26,6 +30,9 @@ const USAGE = `Usage: passwordless-selfhost <command>
   apps delete --schedule <appId>          schedule the deletion: the admin is mailed a link that
                                           cancels it; keys freeze after 24 h, data goes after 14 days
   apps cancel-delete <appId>              cancel a scheduled deletion
+  generate-key management|token-encryption|metrics
+                                          print a fresh random value for MANAGEMENT_KEY,
+                                          TOKEN_KEY_ENCRYPTION_KEY or METRICS_TOKEN (256 bits)
 
 Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).`;
 
@@ -51,7 +58,7 @@ async function apps(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' }, schedule: { type: 'boolean' } },
+    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' }, schedule: { type: 'boolean' }, scopes: { type: 'string' } },
   });
   const [action, appId, keyId] = positionals;
   const need = (value: string | undefined, what: string) => {
@@ -73,6 +80,14 @@ async function apps(args: string[]): Promise<void> {
       case 'keys':
         print(await service.listKeys(need(appId, '<appId>')));
         return;
+      case 'create-key': {
+        const kind = need(keyId, 'public|secret');
+        if (kind !== 'public' && kind !== 'secret') throw new UsageError(`apps create-key: the kind is public or secret, not '${kind}'`);
+        const scopes = values.scopes === undefined ? [...scopesOf(kind as KeyKind)] : (values.scopes.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) as Scope[]);
+        const apiKey = await service.createKey(need(appId, '<appId>'), kind, scopes);
+        print({ appId, kind, scopes, apiKey });
+        return;
+      }
       case 'lock':
       case 'unlock':
         await service.setKeyLocked(need(appId, '<appId>'), need(keyId, '<keyId>'), action === 'lock');
@@ -93,6 +108,14 @@ async function apps(args: string[]): Promise<void> {
         throw new UsageError(action ? `unknown apps command '${action}'` : 'apps: missing a command');
     }
   });
+}
+
+/** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY and METRICS_TOKEN take. */
+function generateKey([what]: string[]): void {
+  if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics') {
+    throw new UsageError(what ? `generate-key: unknown key '${what}'` : 'generate-key: say which key (management, token-encryption or metrics)');
+  }
+  process.stdout.write(`${randomBytes(32).toString('base64url')}\n`);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -117,6 +140,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'apps':
       return apps(rest);
+    case 'generate-key':
+      return generateKey(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -351,6 +351,27 @@ describe.each(providers())('migrations on %s', (provider) => {
     expect(await columnNames(provider, database.url, 'DispatchedEmail')).toEqual(['createdAt', 'id', 'tenant']);
   });
 
+  it('gives the secret keys made before scopes on every route the access they had: every new scope for a key with both old ones, none for a key with one', async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125040000');
+    await migrateWith(provider, database.url, before);
+    const key = (id: string, kind: string, scopes: string) =>
+      `INSERT INTO "ApiKey" ("tenant", "id", "kind", "keyHash", "scopes") VALUES ('oldapp', '${id}', '${kind}', 'h${id}', '${scopes}')`;
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('oldapp', 'owner@example.com')`,
+      key('aaaa', 'secret', 'token_register,token_verify'),
+      key('bbbb', 'secret', 'token_verify,token_register'),
+      key('cccc', 'secret', 'token_register'),
+      key('dddd', 'secret', 'token_verify'),
+      key('eeee', 'public', 'register,login'),
+      key('ffff', 'secret', ''),
+    ]);
+    const s = open();
+    await s.migrate();
+    const scopes = Object.fromEntries((await s.db.apiKey.findMany({ select: { id: true, scopes: true } })).map((k) => [k.id, k.scopes]));
+    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete';
+    expect(scopes).toEqual({ aaaa: everything, bbbb: everything, cccc: 'token_register', dddd: 'token_verify', eeee: 'register,login', ffff: '' });
+  });
+
   it('applies the migrations exactly once when two replicas start together', async () => {
     const results = await migrateTwiceAtOnce(provider, database.url);
     expect([...results].sort((x, y) => y.length - x.length)).toEqual([ALL, []]);

@@ -6,9 +6,8 @@ import { AppIncarnations } from './incarnations';
 import { TtlCache } from '../../core/ttlCache';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
-export const PUBLIC_SCOPES = ['register', 'login'] as const;
-export const SECRET_SCOPES = ['token_register', 'token_verify'] as const;
-export type Scope = (typeof PUBLIC_SCOPES)[number] | (typeof SECRET_SCOPES)[number];
+import type { Scope } from '../../core/keyScopes';
+export { PUBLIC_SCOPES, SECRET_SCOPES, SCOPES, scopesOf, type Scope } from '../../core/keyScopes';
 
 export function digestKey(value: string): string {
   // One-shot: no Hash object per request.

@@ -297,7 +297,8 @@ export class AppsService {
     const allowed: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
     if (scopes.length === 0) throw new ApiError('create_api_key_scopes_required');
     if (scopes.some((s) => !allowed.includes(s))) {
-      throw new ApiError('validation_failed', { extras: { errors: { scopes: [`${kind} keys take the scopes ${allowed.join(', ')}.`] } } });
+      const message = `${kind} keys take the scopes ${allowed.join(', ')}.`;
+      throw new ApiError('validation_failed', { detail: message, extras: { errors: { scopes: [message] } } });
     }
     // A concurrent request may take the same four-character id between our read and our insert.
     for (let attempt = 1; ; attempt++) {
