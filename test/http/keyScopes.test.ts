@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { expectProblem, keyIdOf } from '../support/http';
-import { CLI, childEnv, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import { CLI, childEnv, startServiceProcess } from '../support/serviceProcess';
 import { MANAGEMENT_KEY, type TestApp } from '../support/testService';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type Scope } from '../../src/server/services/apps/apiKeys';
 
@@ -36,7 +36,7 @@ function keyOperations(document: { paths: Record<string, Record<string, { securi
 }
 
 describe('key scopes on a service process', () => {
-  let svc: ServiceProcess;
+  let svc: Awaited<ReturnType<typeof startServiceProcess>>;
   let app: TestApp;
   let operations: Operation[];
   const keys = new Map<Scope, string>();
