@@ -161,6 +161,7 @@ export class AppsService {
           data: {
             id: appId,
             incarnation: randomBytes(8).toString('hex'),
+            decoyKey: randomBytes(32).toString('hex'),
             adminEmail: input.adminEmail,
             plan,
             magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,

@@ -44,6 +44,8 @@ interface TokenKey {
 
 interface AppTokenKeys {
   keys: TokenKey[];
+  /** The app's decoy secret (App.decoyKey); undefined when the app does not exist or has none yet. */
+  decoyKey: Buffer | undefined;
   /** Undefined when the app does not exist. */
   incarnation: string | undefined;
   loadedAt: number;
@@ -123,11 +125,12 @@ export class TokenService {
   ) {}
 
   private async load(appId: string): Promise<AppTokenKeys> {
-    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, decoyKey: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
     const incarnation = app?.incarnation;
     if (incarnation !== undefined) this.incarnations.note(appId, incarnation);
     const entry: AppTokenKeys = {
       keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(appId, incarnation ?? '', r.keyMaterial) })),
+      decoyKey: app?.decoyKey ? Buffer.from(app.decoyKey, 'hex') : undefined,
       incarnation,
       loadedAt: this.now(),
     };
@@ -169,6 +172,21 @@ export class TokenService {
     // No key even after rotating: the app (and with it the key just made) was deleted meanwhile.
     if (!key || entry.incarnation === undefined) throw appDeletedMeanwhile();
     return { key, incarnation: entry.incarnation };
+  }
+
+  /**
+   * The app's secret for decoy allow lists, cached with its token keys: signing the sign-in's
+   * session reads the same entry, so a decoy costs no round trip a real answer does not make.
+   * An app without one (made by a copy of an older database) gets one now.
+   */
+  async decoyKeyOf(appId: string): Promise<Buffer> {
+    let entry = await this.keysOf(appId);
+    if (entry.incarnation !== undefined && entry.decoyKey === undefined) {
+      await this.db.app.updateMany({ where: { id: appId, decoyKey: '' }, data: { decoyKey: randomBytes(32).toString('hex') } });
+      entry = await this.load(appId);
+    }
+    if (entry.decoyKey === undefined) throw appDeletedMeanwhile();
+    return entry.decoyKey;
   }
 
   private async rotate(appId: string): Promise<AppTokenKeys> {
