@@ -12,6 +12,8 @@ import { createServices } from './server/services';
 import { startService } from './server/server';
 import { stopOnSignals } from './server/stopOnSignals';
 import { openStore } from './server/store';
+import { assertTokenKeysReadable } from './server/services/tokens/assertTokenKeysReadable';
+import { rewrapTokenKeys } from './server/services/tokens/rewrapTokenKeys';
 
 const USAGE = `Usage: passwordless-selfhost <command>
 
@@ -30,6 +32,8 @@ const USAGE = `Usage: passwordless-selfhost <command>
   apps delete --schedule <appId>          schedule the deletion: the admin is mailed a link that
                                           cancels it; keys freeze after 24 h, data goes after 14 days
   apps cancel-delete <appId>              cancel a scheduled deletion
+  token-keys rewrap                       store every token key wrapped with TOKEN_KEY_ENCRYPTION_KEY
+                                          (plain ones, and ones wrapped with _PREVIOUS); see docs/security.md
   generate-key management|token-encryption|metrics
                                           print a fresh random value for MANAGEMENT_KEY,
                                           TOKEN_KEY_ENCRYPTION_KEY or METRICS_TOKEN (256 bits)
@@ -42,6 +46,12 @@ async function withServices<T>(run: (services: ReturnType<typeof createServices>
   const config = loadConfig();
   const store = openStore(config.databaseUrl);
   await store.migrate();
+  try {
+    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const services = createServices(config, store);
   try {
     return await run(services);
@@ -110,6 +120,24 @@ async function apps(args: string[]): Promise<void> {
   });
 }
 
+async function tokenKeys([action]: string[]): Promise<void> {
+  if (action !== 'rewrap') throw new UsageError(action ? `unknown token-keys command '${action}'` : 'token-keys: missing a command');
+  const config = loadConfig();
+  if (!config.tokenKeyEncryption.current) throw new UsageError('token-keys rewrap: set TOKEN_KEY_ENCRYPTION_KEY to the key to wrap with');
+  const store = openStore(config.databaseUrl);
+  try {
+    await store.migrate();
+    const report = await rewrapTokenKeys(store.db, config.tokenKeyEncryption);
+    print(report);
+    if (report.unreadable.length > 0) {
+      process.stderr.write('some token keys open with none of the configured keys: set TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS to the key they were wrapped with\n');
+      process.exitCode = 1;
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 /** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY and METRICS_TOKEN take. */
 function generateKey([what]: string[]): void {
   if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics') {
@@ -142,6 +170,8 @@ async function main(argv: string[]): Promise<void> {
       return apps(rest);
     case 'generate-key':
       return generateKey(rest);
+    case 'token-keys':
+      return tokenKeys(rest);
     case 'help':
     case '--help':
     case '-h':

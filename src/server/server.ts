@@ -9,6 +9,7 @@ import { createLogger } from './core/logger';
 import { createServices, type Services } from './services';
 import { openStore } from './store';
 import { warnLooseFiles } from './warnLooseFiles';
+import { assertTokenKeysReadable } from './services/tokens/assertTokenKeysReadable';
 
 export interface ShutdownResult {
   /** Connections still busy at the deadline were cut. */
@@ -35,6 +36,12 @@ export async function startService(config: Config, logger: Logger = createLogger
   const applied = await store.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
   warnLooseFiles(config, logger);
+  try {
+    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const services = createServices(config, store, { logger });
   const app = createApp(services, logger);
   let server: Server;

@@ -90,7 +90,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const incarnations = new AppIncarnations();
   const failedKeyUses = new FailedKeyUses(events, logger, now);
   const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
-  const tokens = new TokenService(db, now, incarnations);
+  const tokens = new TokenService(db, now, incarnations, config.tokenKeyEncryption);
   const caches = appCaches(
     { keys, features, tokens, incarnations },
     store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
