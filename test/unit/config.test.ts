@@ -164,7 +164,7 @@ describe('loadConfig', () => {
     ['MANAGEMENT_KEY', 'too-short-key'],
     ['MANAGEMENT_KEY', 'sixteen-chars-ok'],
     ['MANAGEMENT_KEY', 'x'.repeat(31)],
-    ['MANAGEMENT_PORT', '0'],
+    ['MANAGEMENT_PORT', '65536'],
     ['MANAGEMENT_PORT', '7001'],
     ['MANAGEMENT_HOST', '127.0.0.1'],
     ['MAIL_FROM', 'a@example.com, b@example.com'],

@@ -119,7 +119,8 @@ const schema = z.object({
     z.string().min(MIN_MANAGEMENT_KEY_LENGTH, `must be at least ${MIN_MANAGEMENT_KEY_LENGTH} characters long (npm run cli -- generate-key management prints one)`),
   ),
   MANAGEMENT_HOST: optional(z.string()),
-  MANAGEMENT_PORT: optional(portText.transform(Number).pipe(portNumber)),
+  // 0: a port the system picks, named in the start-up log line (for tests).
+  MANAGEMENT_PORT: optional(portText.transform(Number).pipe(z.number().int().min(0).max(65535, 'must be between 0 and 65535'))),
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/[^/]+/, 'must be smtp://user:pass@host:port or smtps://...')),
   MAIL_FROM: optional(z.string()).transform((v, ctx) => {
