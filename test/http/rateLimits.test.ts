@@ -83,6 +83,28 @@ describe('per app, with TRUST_PROXY so that each request comes from another addr
   });
 });
 
+describe("an app's budgets are spent only by requests that belong to it", () => {
+  const svc = withService({ TRUST_PROXY: 'loopback', RATE_LIMIT_PUBLIC_PER_IP: '5', RATE_LIMIT_PUBLIC_PER_APP: '4', RATE_LIMIT_PRIVATE_PER_IP: '5', RATE_LIMIT_PRIVATE_PER_APP: '4', RATE_LIMIT_AUTH_FAILURES_PER_IP: '3' });
+  const junkPublicKey = (app: TestApp) => `${app.appId}:public:${'0'.repeat(32)}`;
+
+  it('counts neither junk keys nor requests refused per address against the app; keys that authenticate do', async () => {
+    const app = await svc().createApp();
+    // One address: junk public keys until its own limit refuses it, then more.
+    for (let i = 0; i < 12; i++) {
+      const res = await svc().http.post('/signin/begin').set('ApiKey', junkPublicKey(app)).set('X-Forwarded-For', '203.0.113.9').send({ RPID: 'app.example.com', Origin: 'https://app.example.com' });
+      expect(res.status).toBe(i < 5 ? 401 : 429);
+    }
+    // Junk secrets: the address's failure limit, then refused; none of it is the app's.
+    for (let i = 0; i < 8; i++) expect((await verify(svc(), wrongSecret(app), '/signin/verify', '203.0.113.9')).status).toBe(i < 3 ? 401 : 429);
+    // The app still has its whole budgets: 4 sign-in begins and 4 verifies from other addresses ...
+    for (let i = 0; i < 4; i++) expect((await signinBegin(svc(), app, `198.51.100.${i + 1}`)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expectProblem(await verify(svc(), app.apiSecret, '/signin/verify', `198.51.100.${i + 1}`), 400, 'invalid_token_format');
+    // ... and then none: those requests did belong to it.
+    expectRateLimited(await signinBegin(svc(), app, '198.51.100.50'));
+    expectRateLimited(await verify(svc(), app.apiSecret, '/signin/verify', '198.51.100.50'));
+  });
+});
+
 describe('TRUST_PROXY decides whether X-Forwarded-For names the client', () => {
   describe('unset: the header is ignored, the connection address counts', () => {
     const svc = withService({ RATE_LIMIT_PUBLIC_PER_IP: '2' });
