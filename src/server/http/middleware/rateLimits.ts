@@ -76,6 +76,8 @@ export function clientAddressKey(req: Request, trustsProxy: boolean): string {
 }
 
 const NONE: Limit[] = [];
+/** The address's limits, then the app's: the order they are judged in. */
+const PER_ADDRESS_FIRST = [true, false] as const;
 /** res.locals: the failure limits read for each key header, to count if its key is refused. */
 const FAILURE_KEYS = 'rateLimitFailureKeys';
 /** res.locals: the app's endpoint limit, to count once the key authenticated. */
@@ -180,39 +182,44 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
   };
 
   type Endpoint = typeof noEndpoint;
-  const check = async (req: Request, res: Response, failures: Partial<Record<CountedKeyHeader, Limit[]>>, endpoint: Endpoint): Promise<void> => {
+  type Failures = [CountedKeyHeader, Limit[]][];
+  // The failure limits a request passes, by the key headers it carries (built once, not per request).
+  const failuresOf = { none: [] as Failures, secret: [['ApiSecret', failureLimits.ApiSecret]] as Failures, management: [['ManagementKey', failureLimits.ManagementKey]] as Failures };
+  const failuresOfBoth: Failures = [...failuresOf.secret, ...failuresOf.management];
+
+  const check = async (req: Request, res: Response, failures: Failures, endpoint: Endpoint): Promise<void> => {
     const keys = new Map<KeyOf, string | undefined>();
     const keyOf = (limit: Limit) => {
       if (!keys.has(limit.keyOf)) keys.set(limit.keyOf, keyFor(req, limit.keyOf, trustsProxy));
       return keys.get(limit.keyOf);
     };
-    // Everything is asked at once (one Redis round trip), and judged in this order: the address's
-    // failures, the address's endpoint limit, then the app's failures and the app's endpoint limit.
-    const asked: { promise: Promise<Counted | undefined>; perAddress: boolean; endpoint: boolean }[] = [];
+    // Everything is asked at once (one Redis round trip), in the order it is judged: the address's
+    // failure and endpoint limits, then the app's.
+    const asked: Promise<Counted | undefined>[] = [];
+    const endpoints: boolean[] = [];
     const failureKeys: FailureKeys = {};
-    for (const [keyHeader, list] of Object.entries(failures) as [CountedKeyHeader, Limit[]][]) {
-      for (const limit of list) {
+    let appBudget: Limit | undefined;
+    for (const perAddress of PER_ADDRESS_FIRST) {
+      for (const [keyHeader, list] of failures) {
+        for (const limit of list) {
+          const key = (limit.keyOf === 'ip') === perAddress ? keyOf(limit) : undefined;
+          if (key === undefined) continue;
+          (failureKeys[keyHeader] ??= []).push([limit, key]);
+          asked.push(count(limit, key, true));
+          endpoints.push(false);
+        }
+      }
+      for (const limit of perAddress ? endpoint.perAddress : endpoint.perApp) {
         const key = keyOf(limit);
         if (key === undefined) continue;
-        (failureKeys[keyHeader] ??= []).push([limit, key]);
-        asked.push({ promise: count(limit, key, true), perAddress: limit.keyOf === 'ip', endpoint: false });
+        if (!perAddress) appBudget = limit;
+        asked.push(count(limit, key, !perAddress));
+        endpoints.push(true);
       }
     }
-    for (const limit of endpoint.perAddress) {
-      const key = keyOf(limit);
-      if (key !== undefined) asked.push({ promise: count(limit, key, false), perAddress: true, endpoint: true });
-    }
-    let appBudget: Limit | undefined;
-    for (const limit of endpoint.perApp) {
-      const key = keyOf(limit);
-      if (key === undefined) continue;
-      appBudget = limit;
-      asked.push({ promise: count(limit, key, true), perAddress: false, endpoint: true });
-    }
-    const counted = await Promise.all(asked.map((a) => a.promise));
-    const order = asked.map((a, i) => ({ ...a, counted: counted[i] })).sort((x, y) => Number(y.perAddress) - Number(x.perAddress));
+    const counted = await Promise.all(asked);
 
-    const refusing = order.find((o) => o.counted !== undefined && o.counted.hits > o.counted.limit.limit)?.counted;
+    const refusing = counted.find((c) => c !== undefined && c.hits > c.limit.limit);
     if (refusing) {
       const { name, limit } = refusing.limit;
       res.setHeader('Retry-After', String(secondsUntil(refusing.resetTime)));
@@ -222,26 +229,27 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
     }
     // Endpoint limits announce whichever has the fewest requests left.
     let tightest: { limit: number; remaining: number; resetTime?: Date } | undefined;
-    for (const o of order) {
-      if (!o.endpoint || o.counted === undefined) continue;
-      const remaining = Math.max(0, o.counted.limit.limit - o.counted.hits);
-      if (!tightest || remaining < tightest.remaining) tightest = { limit: o.counted.limit.limit, remaining, resetTime: o.counted.resetTime };
+    for (let i = 0; i < counted.length; i++) {
+      const c = counted[i];
+      if (!endpoints[i] || c === undefined) continue;
+      const remaining = Math.max(0, c.limit.limit - c.hits);
+      if (!tightest || remaining < tightest.remaining) tightest = { limit: c.limit.limit, remaining, resetTime: c.resetTime };
     }
     if (tightest) announce(res, tightest.limit, tightest.remaining, tightest.resetTime);
-    res.locals[FAILURE_KEYS] = failureKeys;
+    if (failures.length > 0) res.locals[FAILURE_KEYS] = failureKeys;
     if (appBudget) res.locals[APP_BUDGET] = appBudget;
   };
 
   return (req, res, next) => {
     const secret = header(req, 'apisecret') !== undefined;
     const management = header(req, 'managementkey') !== undefined;
-    const failures = secret || management ? { ...(secret ? { ApiSecret: failureLimits.ApiSecret } : {}), ...(management ? { ManagementKey: failureLimits.ManagementKey } : {}) } : undefined;
+    const failures = secret ? (management ? failuresOfBoth : failuresOf.secret) : management ? failuresOf.management : failuresOf.none;
     const endpoint = isPublicPath(req.path) ? publicLimits : isPrivateLimitedPath(req.path) ? privateLimits : noEndpoint;
     // Most requests (health probes, the document) pass no limit at all.
-    if (failures === undefined && endpoint === noEndpoint) {
+    if (failures === failuresOf.none && endpoint === noEndpoint) {
       next();
       return;
     }
-    check(req, res, failures ?? {}, endpoint).then(() => next(), next);
+    check(req, res, failures, endpoint).then(() => next(), next);
   };
 }
