@@ -38,13 +38,13 @@ describe('refused keys in the event log, on a service process', () => {
         expect(page.status).toBe(200);
         const refusals = (page.body.events as { eventType: string; message: string; apiKeyId: string }[])
           .filter((e) => e.eventType.startsWith('ApiAuthInvalid'))
-          .map((e) => ({ type: e.eventType, keyId: e.apiKeyId, message: e.message.replace(/ in the minute from .*$/, '') }));
+          .map((e) => ({ type: e.eventType, keyId: e.apiKeyId, message: e.message }));
         expect(refusals).toHaveLength(3);
         expect(refusals).toEqual(
           expect.arrayContaining([
-            { type: 'ApiAuthInvalidSecretKeyUsed', keyId: app.apiSecret.slice(-4), message: 'A secret key that does not match the key with this id was used 40 times from 203.0.113.7' },
-            { type: 'ApiAuthInvalidPublicKeyUsed', keyId: app.apiKey.slice(-4), message: 'A public key that does not match the key with this id was used 30 times from 203.0.113.7' },
-            { type: 'ApiAuthInvalidSecretKeyUsed', keyId: app.apiSecret.slice(-4), message: 'A secret key that does not match the key with this id was used 5 times from 198.51.100.9' },
+            { type: 'ApiAuthInvalidSecretKeyUsed', keyId: app.apiSecret.slice(-4), message: 'A secret key that does not match the key with this id was used 40 times from 203.0.113.7 within a minute.' },
+            { type: 'ApiAuthInvalidPublicKeyUsed', keyId: app.apiKey.slice(-4), message: 'A public key that does not match the key with this id was used 30 times from 203.0.113.7 within a minute.' },
+            { type: 'ApiAuthInvalidSecretKeyUsed', keyId: app.apiSecret.slice(-4), message: 'A secret key that does not match the key with this id was used 5 times from 198.51.100.9 within a minute.' },
           ]),
         );
       } finally {

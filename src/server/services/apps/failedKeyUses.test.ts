@@ -3,11 +3,11 @@ import { FailedKeyUses } from './failedKeyUses';
 
 describe('FailedKeyUses', () => {
   let now = Date.parse('2026-11-25T10:00:00.000Z');
-  let recorded: { appId: string; event: AppEvent }[];
+  let recorded: { appId: string; event: AppEvent; performedAt?: number }[];
   let tallies: FailedKeyUses;
   beforeEach(() => {
     recorded = [];
-    const events = { record: (appId: string, event: AppEvent) => recorded.push({ appId, event }) } as unknown as EventLog;
+    const events = { record: (appId: string, event: AppEvent, performedAt?: number) => recorded.push({ appId, event, performedAt }) } as unknown as EventLog;
     tallies = new FailedKeyUses(events, undefined, () => now);
   });
   const advance = (ms: number) => (now += ms);
@@ -24,11 +24,13 @@ describe('FailedKeyUses', () => {
         appId: 'app1',
         event: {
           type: 'ApiAuthInvalidSecretKeyUsed',
-          message: 'A secret key that does not match the key with this id was used 200 times from 203.0.113.7 in the minute from 2026-11-25T10:00:00.000Z.',
+          message: 'A secret key that does not match the key with this id was used 200 times from 203.0.113.7 within a minute.',
           subject: 'ab12',
           performedBy: 'Unknown User',
           apiKeyId: 'ab12',
         },
+        // Dated at the first refusal, where it belongs in the log.
+        performedAt: Date.parse('2026-11-25T10:00:00.000Z'),
       },
     ]);
     // The next minute starts a new tally.

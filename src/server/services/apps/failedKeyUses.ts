@@ -31,7 +31,8 @@ const times = (count: number) => (count === 1 ? 'once' : `${count} times`);
  * log for its whole retention with one event per guess.
  *
  * A tally opens at its first refusal and is written once its minute is over (checked by the
- * background jobs every second, and for all of them when the service stops). Tallies live in this
+ * background jobs every second, and for all of them when the service stops), dated at its first
+ * refusal, where it belongs in the log. Tallies live in this
  * process: each replica writes its own, so N replicas write at most N events per key, address and
  * minute.
  */
@@ -84,10 +85,10 @@ export class FailedKeyUses {
     const what = reason === 'invalid' ? `A ${kind} key that does not match the key with this id` : `A locked ${kind} key (or one of a frozen app)`;
     this.events.record(appId, {
       type: reason === 'invalid' ? `ApiAuthInvalid${KIND_NAME[kind]}KeyUsed` : `ApiAuthDisabled${KIND_NAME[kind]}KeyUsed`,
-      message: `${what} was used ${times(count)} from ${address} in the minute from ${new Date(firstAt).toISOString()}.`,
+      message: `${what} was used ${times(count)} from ${address} within a minute.`,
       subject: keyId,
       performedBy: UNKNOWN_USER,
       apiKeyId: keyId,
-    });
+    }, firstAt);
   }
 }
