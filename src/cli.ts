@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import './serviceDependencies';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/core/config';
 import { ApiError } from './server/core/apiError';
 import { parseWith } from './server/core/validation';
 import { createLogger } from './server/core/logger';
 import type { Services } from './server/services';
+import type { KeyKind, Scope } from './server/services/apps/apiKeys';
 import { backupDatabase } from './server/data/backupDatabase';
 import { copyData, type CopyProgress } from './server/data/copyData';
 import { formatCopyReport } from './server/data/copyReport';
@@ -20,6 +22,8 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           create an app; prints its keys once
   apps list                               list apps
   apps keys <appId>                       list an app's keys (secrets masked)
+  apps create-key <appId> public|secret [--scopes <s1,s2,...>]
+                                          create a key (default: every scope of its kind); prints it once
   apps lock <appId> <keyId>               lock one key (keyId = its last 4 characters)
   apps unlock <appId> <keyId>             unlock one key
   apps freeze <appId> | unfreeze <appId>  lock or unlock every key of an app
@@ -33,6 +37,11 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           checksums; --since brings an earlier copy up to date
   backup <file>                           online, consistent backup of the SQLite database (0600)
   restore <file>                          replace the SQLite database with a backup (service stopped)
+  token-keys rewrap                       store every token key wrapped with TOKEN_KEY_ENCRYPTION_KEY
+                                          (plain ones, and ones wrapped with _PREVIOUS); see docs/security.md
+  generate-key management|token-encryption|metrics
+                                          print a fresh random value for MANAGEMENT_KEY,
+                                          TOKEN_KEY_ENCRYPTION_KEY or METRICS_TOKEN (256 bits)
 
 Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).
 Moving, backing up and restoring data: docs/operations.md, "Moving and backing up data".`;
@@ -49,6 +58,13 @@ async function withServices<T>(run: (services: Services) => Promise<T>): Promise
   const [{ openStore }, { createServices }] = await Promise.all([import('./server/store'), import('./server/services')]);
   const store = openStore(config.databaseUrl);
   await store.migrate();
+  try {
+    const { assertTokenKeysReadable } = await import('./server/services/tokens/assertTokenKeysReadable');
+    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   // A command neither writes daily reports nor fetches FIDO metadata: the serving processes do.
   const services = createServices(config, store, { reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0 });
   try {
@@ -66,7 +82,7 @@ async function apps(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' }, schedule: { type: 'boolean' } },
+    options: { 'admin-email': { type: 'string' }, plan: { type: 'string' }, schedule: { type: 'boolean' }, scopes: { type: 'string' } },
   });
   const [action, appId, keyId] = positionals;
   const need = (value: string | undefined, what: string) => {
@@ -89,6 +105,15 @@ async function apps(args: string[]): Promise<void> {
       case 'keys':
         print(await service.listKeys(need(appId, '<appId>')));
         return;
+      case 'create-key': {
+        const kind = need(keyId, 'public|secret');
+        if (kind !== 'public' && kind !== 'secret') throw new UsageError(`apps create-key: the kind is public or secret, not '${kind}'`);
+        const { scopesOf } = await import('./server/services/apps/apiKeys');
+        const scopes = values.scopes === undefined ? [...scopesOf(kind as KeyKind)] : (values.scopes.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) as Scope[]);
+        const apiKey = await service.createKey(need(appId, '<appId>'), kind, scopes);
+        print({ appId, kind, scopes, apiKey });
+        return;
+      }
       case 'lock':
       case 'unlock':
         await service.setKeyLocked(need(appId, '<appId>'), need(keyId, '<keyId>'), action === 'lock');
@@ -160,6 +185,33 @@ function oneFile(command: string, args: string[]): string {
   return positionals[0];
 }
 
+async function tokenKeys([action]: string[]): Promise<void> {
+  if (action !== 'rewrap') throw new UsageError(action ? `unknown token-keys command '${action}'` : 'token-keys: missing a command');
+  const config = loadConfig();
+  if (!config.tokenKeyEncryption.current) throw new UsageError('token-keys rewrap: set TOKEN_KEY_ENCRYPTION_KEY to the key to wrap with');
+  const [{ openStore }, { rewrapTokenKeys }] = await Promise.all([import('./server/store'), import('./server/services/tokens/rewrapTokenKeys')]);
+  const store = openStore(config.databaseUrl);
+  try {
+    await store.migrate();
+    const report = await rewrapTokenKeys(store.db, config.tokenKeyEncryption);
+    print(report);
+    if (report.unreadable.length > 0) {
+      process.stderr.write('some token keys open with none of the configured keys: set TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS to the key they were wrapped with\n');
+      process.exitCode = 1;
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY and METRICS_TOKEN take. */
+function generateKey([what]: string[]): void {
+  if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics') {
+    throw new UsageError(what ? `generate-key: unknown key '${what}'` : 'generate-key: say which key (management, token-encryption or metrics)');
+  }
+  process.stdout.write(`${randomBytes(32).toString('base64url')}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   switch (command) {
@@ -200,6 +252,10 @@ async function main(argv: string[]): Promise<void> {
       if (done.previous) process.stdout.write(`the database it replaced is kept as ${done.previous}; delete it once the service runs well on the restored one\n`);
       return;
     }
+    case 'generate-key':
+      return generateKey(rest);
+    case 'token-keys':
+      return tokenKeys(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -1,7 +1,7 @@
 // The example host app: an ordinary Express app with its own users and sessions, that lets its
 // users sign up and sign in with passkeys through passwordless-selfhost/express.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -32,6 +32,10 @@ const publicFields = ({ id, email, username, displayName }) => ({ id, email, use
  * overrides the middleware's per-address limits (tests that sign up many times).
  */
 export function createHost({ dataDir, publicApiUrl, mailFile, throttle }) {
+  // Users and sessions are for this host's user only, whatever the umask: the directory 0700, the
+  // database 0600 (SQLite gives its WAL and shared-memory files the database's mode).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(join(dataDir, 'host.db'), 'a', 0o600));
   const db = new Database(join(dataDir, 'host.db'));
   db.pragma('journal_mode = WAL');
   const users = new SqliteUserStore(db);

@@ -14,7 +14,8 @@ const dataDir = resolve(process.env.EXAMPLE_DATA_DIR || join(here, 'data'));
 const port = Number(process.env.PORT || 3000);
 const servicePort = Number(process.env.SERVICE_PORT || 7001);
 
-mkdirSync(dataDir, { recursive: true });
+// Keys, sessions and the service's database live here: readable by this user only.
+mkdirSync(dataDir, { recursive: true, mode: 0o700 });
 const say = (line) => process.stdout.write(`${line}\n`);
 
 /** The example app's keys: created offline with the service's CLI on the first run, then reused. */

@@ -48,13 +48,30 @@ function splitOnce(value: string, separator: string): [string, string | undefine
   return at < 0 ? [value, undefined] : [value.slice(0, at), value.slice(at + 1)];
 }
 
-/** Every router of the current API; each answers at `/` and under `/api`. */
-function apiRouter(services: Services, metrics: Metrics): express.Router {
+/**
+ * What one listener serves: everything (the default), everything but the management API (the
+ * main listener when MANAGEMENT_PORT gives the management API a listener of its own), or the
+ * management API alone (that listener).
+ */
+export type AppSurface = 'all' | 'public' | 'management';
+
+export interface AppOptions {
+  surface?: AppSurface;
+  /** Shared by the listeners of one process, so that /metrics counts both. */
+  metrics?: Metrics;
+}
+
+/** Every router of the current API (or of the surface); each answers at `/` and under `/api`. */
+function apiRouter(services: Services, metrics: Metrics, surface: AppSurface): express.Router {
   const router = express.Router();
+  if (surface === 'management') {
+    router.use(adminRoutes(services));
+    return router;
+  }
   router.use(healthRoutes(services));
   router.use(metricsRoutes(services, metrics));
-  router.use(adminRoutes(services));
-  router.use(mdsRoutes(services));
+  if (surface === 'all') router.use(adminRoutes(services));
+  if (surface === 'all') router.use(mdsRoutes(services));
   router.use(registerRoutes(services));
   router.use(signinRoutes(services));
   router.use(aliasRoutes(services));
@@ -96,14 +113,15 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-export function createApp(services: Services, logger: Logger): Express {
+export function createApp(services: Services, logger: Logger, options: AppOptions = {}): Express {
+  const surface = options.surface ?? 'all';
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
   app.set('trust proxy', services.config.trustProxy);
-  const metrics = createMetrics({ poolStats: services.store.poolStats });
-  const api = apiRouter(services, metrics);
+  const metrics = options.metrics ?? createMetrics({ poolStats: services.store.poolStats });
+  const api = apiRouter(services, metrics, surface);
   // What every request passes, then the fixed-path routes, as one layer of the app's router.
   app.use(
     chain(
@@ -125,7 +143,7 @@ export function createApp(services: Services, logger: Logger): Express {
       staticRoutes(api),
     ),
   );
-  app.use(['/v3', '/api/v3'], legacyApi(services, api));
+  if (surface !== 'management') app.use(['/v3', '/api/v3'], legacyApi(services, api));
   app.use('/api', api);
   app.use(api);
   const wrongMethod = methodNotAllowed(api);

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { Logger } from 'pino';
-import { createApp } from './app';
+import { createApp, type AppSurface } from './app';
+import { createMetrics } from './metrics/metrics';
 import { boundedWait } from './core/boundedWait';
 import { answerClientError } from './http/clientError';
 import { gracefulClose } from './http/gracefulClose';
@@ -8,6 +9,8 @@ import type { Config } from './core/config';
 import { createLogger } from './core/logger';
 import { createServices, type Services } from './services';
 import { openStore } from './store';
+import { warnLooseFiles } from './warnLooseFiles';
+import { assertTokenKeysReadable } from './services/tokens/assertTokenKeysReadable';
 
 export interface ShutdownResult {
   /** Connections still busy at the deadline were cut. */
@@ -20,6 +23,8 @@ export interface RunningService {
   server: Server;
   services: Services;
   url: string;
+  /** Where the management API listens when MANAGEMENT_PORT gives it a listener of its own. */
+  managementUrl?: string;
   /**
    * Stops accepting, lets in-flight requests finish (cutting what is left after `timeoutMs`,
    * default SHUTDOWN_TIMEOUT_MS), then writes what is buffered and closes the store (and whatever
@@ -33,32 +38,56 @@ export async function startService(config: Config, logger: Logger = createLogger
   const store = openStore(config.databaseUrl);
   const applied = await store.migrate();
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
-  const services = createServices(config, store, { logger });
-  const app = createApp(services, logger);
-  let server: Server;
+  warnLooseFiles(config, logger);
   try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
+    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const services = createServices(config, store, { logger });
+  const metrics = createMetrics({ poolStats: store.poolStats });
+  const separate = config.managementListener !== undefined;
+  const listen = async (surface: AppSurface, port: number, host: string) => {
+    const app = createApp(services, logger, { surface, metrics });
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(port, host, () => resolve(s));
       s.once('error', reject);
     });
+    // At once, so that it sees every request.
+    const closeHttp = gracefulClose(server);
+    server.on('clientError', answerClientError);
+    server.keepAliveTimeout = 65_000;
+    server.requestTimeout = 30_000;
+    return { server, closeHttp };
+  };
+  const listening: Awaited<ReturnType<typeof listen>>[] = [];
+  try {
+    listening.push(await listen(separate ? 'public' : 'all', config.port, config.host));
+    if (config.managementListener) listening.push(await listen('management', config.managementListener.port, config.managementListener.host));
   } catch (error) {
+    await Promise.all(listening.map(({ closeHttp }) => closeHttp(0)));
     await services.close(); // e.g. the port is taken: do not leave the store open
     throw error;
   }
-  const closeHttp = gracefulClose(server);
-  server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 30_000;
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, storage: store.provider }, 'passwordless service listening');
+  const servers = listening.map((l) => l.server);
+  const closers = listening.map((l) => l.closeHttp);
+  const urlOf = (s: Server, host: string, fallbackPort: number) => {
+    const address = s.address();
+    const port = typeof address === 'object' && address ? address.port : fallbackPort;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  };
+  const [server, managementServer] = servers;
+  const url = urlOf(server, config.host, config.port);
+  const managementUrl = managementServer && config.managementListener ? urlOf(managementServer, config.managementListener.host, config.managementListener.port) : undefined;
+  logger.info({ url, storage: store.provider, ...(managementUrl ? { managementUrl } : {}) }, 'passwordless service listening');
   return {
     server,
     services,
     url,
+    ...(managementUrl ? { managementUrl } : {}),
     async close(timeoutMs = config.shutdownTimeoutMs) {
-      const { forced } = await closeHttp(timeoutMs);
+      const forced = (await Promise.all(closers.map((closeHttp) => closeHttp(timeoutMs)))).some((r) => r.forced);
       if (forced) logger.warn({ timeoutMs }, 'shutdown deadline reached: open connections were cut');
       let failed = false;
       const closing = services.close().catch((error: unknown) => {

@@ -3,7 +3,8 @@
  * driven through its JSON routes without a browser: the software authenticator plays the
  * browser's part of each ceremony against a real service process, as the browser client would.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import supertest from 'supertest';
 import { finishRegistration, ORIGIN, signIn } from '../support/ceremonies';
 import { startExampleHost, type ExampleHost } from '../support/exampleHost';
@@ -21,7 +22,8 @@ beforeAll(async () => {
   service = await startServiceProcess({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' });
   app = await service.createApp();
   // The software authenticator makes its passkeys on ORIGIN: the host's pages are served there.
-  host = await startExampleHost(service.url, app, { Passwordless__Origins: ORIGIN });
+  // Under the umask most shells have: the host's users and sessions must still be its own user's only.
+  host = await startExampleHost(service.url, app, { Passwordless__Origins: ORIGIN, EXAMPLE_UMASK: '022' });
 });
 afterAll(async () => {
   await host?.stop();
@@ -124,5 +126,11 @@ describe('the example host app', () => {
     expect(res.body.title).toMatch(/^The token you supplied was not valid/); // the service's words, not the host's
     expect(sessionCookie(res)).toBeUndefined();
     expectProblem(await agent.get('/api/me'), 401, 'not_signed_in');
+  });
+
+  it('keeps its users and sessions readable by its own user only, under umask 022', async () => {
+    await signUp(supertest.agent(host.url));
+    const modes = Object.fromEntries(['host.db', 'host.db-wal', 'host.db-shm'].map((name) => [name, (statSync(join(host.dataDir, name)).mode & 0o777).toString(8)]));
+    expect(modes).toEqual({ 'host.db': '600', 'host.db-wal': '600', 'host.db-shm': '600' });
   });
 });

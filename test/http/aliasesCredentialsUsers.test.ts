@@ -17,6 +17,9 @@ const plaintextsOf = async (svc: TestService, app: TestApp, userId: string) =>
 const allowedFor = async (svc: TestService, app: TestApp, alias: string) =>
   (await publicApi(svc, app).post('/signin/begin', { alias, Origin: ORIGIN, RPID })).body.data.allowCredentials as { id: string }[];
 
+/** Whether a sign-in by `alias` offers the passkey (a name without passkeys gets a decoy list, never an empty one). */
+const offers = async (svc: TestService, app: TestApp, alias: string, credentialId: string) => (await allowedFor(svc, app, alias)).some((d) => d.id === credentialId);
+
 describe.each(providers())('aliases, credentials and users on %s', (provider) => {
   const service = useTestService(provider);
 
@@ -53,12 +56,12 @@ describe.each(providers())('aliases, credentials and users on %s', (provider) =>
 
       expect((await setAliases(svc, app, { userId: 'u1', aliases: ['c@example.com'], hashing: false })).status).toBe(204);
       expect(await plaintextsOf(svc, app, 'u1')).toEqual(['c@example.com']);
-      expect(await allowedFor(svc, app, 'a@example.com')).toEqual([]);
+      expect(await offers(svc, app, 'a@example.com', reg.credential.idB64)).toBe(false);
       expect(await allowedFor(svc, app, 'c@example.com')).toEqual([expect.objectContaining({ id: reg.credential.idB64 })]);
 
       expect((await setAliases(svc, app, { userId: 'u1', aliases: [] })).status).toBe(204);
       expect(await aliasesOf(svc, app, 'u1')).toEqual([]);
-      expect(await allowedFor(svc, app, 'c@example.com')).toEqual([]);
+      expect(await offers(svc, app, 'c@example.com', reg.credential.idB64)).toBe(false);
     });
 
     it('collapses repeated aliases into one', async () => {
@@ -74,8 +77,8 @@ describe.each(providers())('aliases, credentials and users on %s', (provider) =>
       const reg = await registerPasskey(svc, app, { userId: 'u1' });
       await setAliases(svc, app, { userId: 'u1', aliases: ['Alice'] });
       expect(await allowedFor(svc, app, 'Alice')).toEqual([expect.objectContaining({ id: reg.credential.idB64 })]);
-      expect(await allowedFor(svc, app, 'alice')).toEqual([]);
-      expect(await allowedFor(svc, app, 'Alice ')).toEqual([]);
+      expect(await offers(svc, app, 'alice', reg.credential.idB64)).toBe(false);
+      expect(await offers(svc, app, 'Alice ', reg.credential.idB64)).toBe(false);
     });
 
     it.each([

@@ -84,17 +84,27 @@ describe.each(providers())('account deletion on %s', (provider) => {
     expect(mail.html).toContain(`<a href="${PUBLIC_URL}${link}">`);
 
     offset = 23 * HOUR;
-    // A link scanner's HEAD changes nothing.
+    // What a mail scanner does (HEAD, GET) changes nothing: the link shows a page that asks.
     expect((await svc.http.head(link)).status).toBe(200);
-    const page = await svc.http.get(link);
-    expect({ status: page.status, type: page.headers['content-type'] }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
-    expect(page.text).toContain('<h1>Deletion cancelled</h1>');
-    expect(page.headers).toMatchObject({ 'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+    for (let visit = 0; visit < 2; visit++) {
+      const page = await svc.http.get(link);
+      expect({ status: page.status, type: page.headers['content-type'] }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
+      expect(page.text).toContain('<h1>Cancel the deletion?</h1>');
+      expect(page.text).toContain('<form method="post" action=""><button type="submit">Cancel the deletion</button></form>');
+      expect(page.text).not.toContain('<script');
+      expect(page.headers).toMatchObject({ 'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store' });
+    }
+    expect((await svc.services.store.db.app.findUnique({ where: { id: app.appId } }))?.deleteAt).not.toBeNull();
+    // The page's button posts to its own address (a form without fields: an empty body).
+    const confirmed = await svc.http.post(link).set('Content-Type', 'application/x-www-form-urlencoded').send('');
+    expect({ status: confirmed.status, type: confirmed.headers['content-type'] }).toEqual({ status: 200, type: 'text/html; charset=utf-8' });
+    expect(confirmed.text).toContain('<h1>Deletion cancelled</h1>');
 
-    const again = await svc.http.get(link);
-    expect(again.status).toBe(400);
-    expect(again.text).toContain('This link is not valid');
-    expect(again.text).toContain('Nothing was changed.');
+    for (const again of [await svc.http.post(link), await svc.http.get(link)]) {
+      expect(again.status).toBe(400);
+      expect(again.text).toContain('This link is not valid');
+      expect(again.text).toContain('Nothing was changed.');
+    }
 
     offset = 15 * DAY;
     expect(await sweep()).toEqual({ frozen: [], deleted: [] });
@@ -122,11 +132,13 @@ describe.each(providers())('account deletion on %s', (provider) => {
       link.replace(app.appId, 'NUL%00'),
     ];
     for (const path of forged) {
-      const res = await svc.http.get(path);
-      expect({ path, status: res.status, invalid: res.text.includes('This link is not valid') }).toEqual({ path, status: 400, invalid: true });
+      for (const res of [await svc.http.get(path), await svc.http.post(path)]) {
+        expect({ path, status: res.status, invalid: res.text.includes('This link is not valid') }).toEqual({ path, status: 400, invalid: true });
+      }
     }
     offset = 14 * DAY + HOUR; // the sweep has not run yet: the link has expired all the same
     expect((await svc.http.get(link)).status).toBe(400);
+    expect((await svc.http.post(link)).status).toBe(400);
     expect(await sweep()).toEqual({ frozen: [], deleted: [app.appId] });
   });
 
@@ -143,7 +155,7 @@ describe.each(providers())('account deletion on %s', (provider) => {
     expect((await managementClient(svc).post(`/admin/apps/${app.appId}/cancel-delete`)).body).toEqual({ message: `The deletion of the app '${app.appId}' was cancelled; its keys work again.` });
     expect((await requestDeletion(app)).status).toBe(200);
     await nextWarning(app.appId);
-    expect((await svc.http.get(firstLink)).status).toBe(400); // a cancelled request's link does not cancel the next one
+    expect((await svc.http.post(firstLink)).status).toBe(400); // a cancelled request's link does not cancel the next one
 
     offset = 23 * HOUR;
     expect(await sweep()).toEqual({ frozen: [], deleted: [] });

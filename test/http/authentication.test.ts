@@ -173,7 +173,8 @@ describe.each(providers())('the ManagementKey header on %s', (provider) => {
   let svc: TestService;
   let app: TestApp;
   beforeAll(async () => {
-    svc = await startTestService(provider);
+    // Every route with a wrong key from one address: more than the default failure limit allows (test/cli/managementKey.test.ts tests that).
+    svc = await startTestService(provider, { RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP: '1000' });
     app = await svc.createApp();
   });
   afterAll(() => svc.close());

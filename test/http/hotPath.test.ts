@@ -123,6 +123,25 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     expect(page.events.map((e) => e.eventType)).toEqual(['ApiUserSignInVerified', 'ApiUserSignInCompleted']);
   });
 
+  it('signin/begin makes the same database calls for a name nobody has (a decoy list) as for a known one', async () => {
+    const app = await svc.createApp();
+    const { userId } = await registerPasskey(svc, app, { aliases: ['known@example.com'] });
+    const callsOf = async (body: object) => {
+      calls.length = 0;
+      const res = await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ ...body, RPID, Origin: ORIGIN });
+      expect(res.status).toBe(200);
+      expect(res.body.data.allowCredentials.length).toBeGreaterThanOrEqual(1);
+      return [...calls];
+    };
+    await callsOf({ userId }); // warm the key, settings and token-key caches
+    const byAlias = await callsOf({ alias: 'known@example.com' });
+    expect(byAlias).toEqual(['alias.findUnique', 'hot.findUserCredentials', 'hot.insertChallenge']);
+    expect(await callsOf({ alias: 'nobody@example.com' })).toEqual(byAlias);
+    const byUserId = await callsOf({ userId });
+    expect(byUserId).toEqual(['hot.findUserCredentials', 'hot.insertChallenge']);
+    expect(await callsOf({ userId: 'nobody' })).toEqual(byUserId);
+  });
+
   it('concurrent sign-ins with event logging on make no database call for their events', async () => {
     const app = await svc.createApp();
     const users = [];

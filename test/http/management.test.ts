@@ -1,6 +1,7 @@
 import { expectProblem, keyIdOf, managementClient, type ManagementClient } from '../support/http';
 import { keyProbe, statusWith, type KeyProbe } from '../support/keyProbe';
 import { providers, startTestService, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestService } from '../support/testService';
+import { SECRET_SCOPES } from '../../src/server/services/apps/apiKeys';
 
 warnIfPostgresSkipped();
 
@@ -220,8 +221,8 @@ describe.each(providers())('management API on %s', (provider) => {
         expect.arrayContaining([
           expect.objectContaining({ ...byId(app.apiKey), apiKey: app.apiKey, scopes: ['login', 'register'] }),
           expect.objectContaining({ ...byId(app.apiKey2), apiKey: app.apiKey2, scopes: ['login', 'register'] }),
-          expect.objectContaining({ ...byId(app.apiSecret), apiKey: masked(app.appId, keyIdOf(app.apiSecret)), scopes: ['token_register', 'token_verify'] }),
-          expect.objectContaining({ ...byId(app.apiSecret2), apiKey: masked(app.appId, keyIdOf(app.apiSecret2)), scopes: ['token_register', 'token_verify'] }),
+          expect.objectContaining({ ...byId(app.apiSecret), apiKey: masked(app.appId, keyIdOf(app.apiSecret)), scopes: [...SECRET_SCOPES].sort() }),
+          expect.objectContaining({ ...byId(app.apiSecret2), apiKey: masked(app.appId, keyIdOf(app.apiSecret2)), scopes: [...SECRET_SCOPES].sort() }),
         ]),
       );
       expect(res.body).toHaveLength(4);

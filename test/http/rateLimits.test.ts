@@ -1,6 +1,6 @@
 import type { Response } from 'supertest';
 import { expectProblem } from '../support/http';
-import { startTestService, type TestApp, type TestService } from '../support/testService';
+import { MANAGEMENT_KEY, startTestService, type TestApp, type TestService } from '../support/testService';
 
 /** A 429 problem with the headers a client needs to back off. */
 function expectRateLimited(res: Response): void {
@@ -55,7 +55,7 @@ describe('per client IP, in-process counters', () => {
     expectRateLimited(await svc().http.post('/api/signin/complete').set('ApiKey', app.apiKey).send({}));
     // The private API is limited separately, and the management API not at all.
     expectProblem(await verify(svc(), app.apiSecret), 400, 'invalid_token_format');
-    expect((await svc().http.get(`/admin/apps/${app.appId}/available`).set('ManagementKey', 'test-management-key-0123456789')).status).toBe(200);
+    expect((await svc().http.get(`/admin/apps/${app.appId}/available`).set('ManagementKey', MANAGEMENT_KEY)).status).toBe(200);
   });
 
   it('limits verify, generate-token and magic-links/send per address (one counter, one request used above)', async () => {
@@ -80,6 +80,28 @@ describe('per app, with TRUST_PROXY so that each request comes from another addr
     expectProblem(await verify(svc(), busy.apiSecret, '/api/v3/signin/verify', '203.0.113.2'), 400, 'invalid_token_format');
     expectRateLimited(await verify(svc(), busy.apiSecret, '/signin/verify', '203.0.113.3'));
     expectProblem(await verify(svc(), other.apiSecret, '/signin/verify', '203.0.113.3'), 400, 'invalid_token_format');
+  });
+});
+
+describe("an app's budgets are spent only by requests that belong to it", () => {
+  const svc = withService({ TRUST_PROXY: 'loopback', RATE_LIMIT_PUBLIC_PER_IP: '5', RATE_LIMIT_PUBLIC_PER_APP: '4', RATE_LIMIT_PRIVATE_PER_IP: '5', RATE_LIMIT_PRIVATE_PER_APP: '4', RATE_LIMIT_AUTH_FAILURES_PER_IP: '3' });
+  const junkPublicKey = (app: TestApp) => `${app.appId}:public:${'0'.repeat(32)}`;
+
+  it('counts neither junk keys nor requests refused per address against the app; keys that authenticate do', async () => {
+    const app = await svc().createApp();
+    // One address: junk public keys until its own limit refuses it, then more.
+    for (let i = 0; i < 12; i++) {
+      const res = await svc().http.post('/signin/begin').set('ApiKey', junkPublicKey(app)).set('X-Forwarded-For', '203.0.113.9').send({ RPID: 'app.example.com', Origin: 'https://app.example.com' });
+      expect(res.status).toBe(i < 5 ? 401 : 429);
+    }
+    // Junk secrets: the address's failure limit, then refused; none of it is the app's.
+    for (let i = 0; i < 8; i++) expect((await verify(svc(), wrongSecret(app), '/signin/verify', '203.0.113.9')).status).toBe(i < 3 ? 401 : 429);
+    // The app still has its whole budgets: 4 sign-in begins and 4 verifies from other addresses ...
+    for (let i = 0; i < 4; i++) expect((await signinBegin(svc(), app, `198.51.100.${i + 1}`)).status).toBe(200);
+    for (let i = 0; i < 4; i++) expectProblem(await verify(svc(), app.apiSecret, '/signin/verify', `198.51.100.${i + 1}`), 400, 'invalid_token_format');
+    // ... and then none: those requests did belong to it.
+    expectRateLimited(await signinBegin(svc(), app, '198.51.100.50'));
+    expectRateLimited(await verify(svc(), app.apiSecret, '/signin/verify', '198.51.100.50'));
   });
 });
 

@@ -1,7 +1,9 @@
-import { ORIGIN, RPID, registerPasskey } from '../support/ceremonies';
+import { ORIGIN, RPID, finishRegistration, registerPasskey, verifyToken } from '../support/ceremonies';
 import { expectProblem, expectValidationProblem, useTestService } from '../support/problems';
 import { aliasesOf, beginRegistration, publicApi, requestRegisterToken, setFeatures, tokenServiceAt } from '../support/privateApi';
-import { providers } from '../support/testService';
+import { startServiceProcess } from '../support/serviceProcess';
+import { createCredential } from '../support/softwareAuthenticator';
+import { providers, type TestApp } from '../support/testService';
 
 const userHandle = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
 
@@ -337,5 +339,49 @@ describe.each(providers())('POST /register/token on %s', (provider) => {
       await setFeatures(svc, app, { maxUsers: null });
       expect((await requestRegisterToken(svc, app, { userId: 'second', username: 's' })).status).toBe(200);
     });
+  });
+});
+
+describe('a register token registers one passkey, on a service process', () => {
+  let svc: Awaited<ReturnType<typeof startServiceProcess>>;
+  let app: TestApp;
+  beforeAll(async () => {
+    svc = await startServiceProcess();
+    app = await svc.createApp();
+  }, 60_000);
+  afterAll(() => svc?.stop(), 60_000);
+
+  const newToken = async (userId: string) => (await svc.http.post('/register/token').set('ApiSecret', app.apiSecret).send({ userId, username: `${userId}@example.com` })).body.token as string;
+  const begin = (token: string) => svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token, RPID, Origin: ORIGIN });
+  const passkeysOf = async (userId: string) => (await svc.http.get(`/credentials/list?userId=${userId}`).set('ApiSecret', app.apiSecret)).body as unknown[];
+
+  it('refuses the second use with 400 token_already_used, at begin and at complete, and stores one passkey', async () => {
+    const token = await newToken('single-use');
+    // Two ceremonies begun with one token (two tabs, or a replay of the token): the first to complete wins.
+    const [first, second] = [await begin(token), await begin(token)];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const complete = (started: typeof first) => {
+      const { response } = createCredential({ challenge: started.body.data.challenge, rpId: RPID, origin: ORIGIN, userHandle: started.body.data.user.id });
+      return svc.http.post('/register/complete').set('ApiKey', app.apiKey).send({ session: started.body.session, response, RPID, Origin: ORIGIN });
+    };
+    const done = await complete(first);
+    expect(done.status).toBe(200);
+    expectProblem(await complete(second), 400, 'token_already_used');
+    // A third ceremony is refused before the browser is asked to make a passkey.
+    expectProblem(await begin(token), 400, 'token_already_used');
+    expect(await passkeysOf('single-use')).toHaveLength(1);
+    // The passkey it did register works, and its own verify token is unaffected.
+    expect((await verifyToken(svc, app, done.body.token)).body).toMatchObject({ success: true, userId: 'single-use', type: 'passkey_register' });
+  });
+
+  it('lets a registration that failed be retried with the same token (the browser client retries that way)', async () => {
+    const token = await newToken('retrying');
+    const failed = await begin(token);
+    const { response } = createCredential({ challenge: failed.body.data.challenge, rpId: RPID, origin: 'https://evil.example.com', userHandle: failed.body.data.user.id });
+    expectProblem(await svc.http.post('/register/complete').set('ApiKey', app.apiKey).send({ session: failed.body.session, response, RPID, Origin: ORIGIN }), 400, 'fido2_invalid_registration');
+    const retried = await finishRegistration(svc, app, token);
+    expect(retried.complete.status).toBe(200);
+    expect(await passkeysOf('retrying')).toHaveLength(1);
+    expectProblem(await begin(token), 400, 'token_already_used');
   });
 });

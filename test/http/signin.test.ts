@@ -57,18 +57,28 @@ describe.each(providers())('sign-in ceremony on %s', (provider) => {
       expect(Object.keys(JSON.parse(payloadOf(known.body.session))).sort()).toEqual(Object.keys(JSON.parse(payloadOf(unknown.body.session))).sort());
     });
 
-    it('answers an unknown alias or userId exactly like a discoverable sign-in', async () => {
+    it('answers an unknown alias or userId with a decoy allow list: shaped like a real one, the same on every call', async () => {
       const svc = service();
       const app = await svc.createApp();
-      await registerPasskey(svc, app, { userId: 'known', aliases: ['known@example.com'] });
-      const discoverable = await beginSignin(svc, app);
+      const known = await registerPasskey(svc, app, { userId: 'known', aliases: ['known@example.com'] });
+      const real = await beginSignin(svc, app, { alias: 'known@example.com' });
       const unknownAlias = await beginSignin(svc, app, { alias: 'nobody@example.com' });
       const unknownUser = await beginSignin(svc, app, { userId: 'nobody' });
-      for (const res of [discoverable, unknownAlias, unknownUser]) {
+      // The same fields, and descriptors of the same fields.
+      const structure = (data: Record<string, unknown>) => ({ ...shapeOf(data), allowCredentials: (data.allowCredentials as object[]).map((d) => Object.keys(d)).slice(0, 1) });
+      for (const res of [real, unknownAlias, unknownUser]) {
         expect(res.status).toBe(200);
         expect(Object.keys(res.body)).toEqual(['session', 'data']);
-        expect(shapeOf(res.body.data)).toEqual(shapeOf(discoverable.body.data));
-        expect(res.body.data.allowCredentials).toEqual([]);
+        expect(structure(res.body.data)).toEqual(structure(real.body.data));
+      }
+      expect(real.body.data.allowCredentials).toEqual([{ type: 'public-key', id: known.credential.idB64 }]);
+      for (const [res, again] of [
+        [unknownAlias, await beginSignin(svc, app, { alias: 'nobody@example.com' })],
+        [unknownUser, await beginSignin(svc, app, { userId: 'nobody' })],
+      ]) {
+        expect(res.body.data.allowCredentials.length).toBeGreaterThanOrEqual(1);
+        expect(res.body.data.allowCredentials).toEqual(again.body.data.allowCredentials);
+        expect(res.body.data.allowCredentials.map((d: { id: string }) => d.id)).not.toContain(known.credential.idB64);
       }
     });
 
@@ -248,7 +258,9 @@ describe.each(providers())('sign-in ceremony on %s', (provider) => {
       expect((await privateApi(svc, app).post('/alias', { userId: 'carol', aliases: ['carol@example.com'] })).status).toBe(204);
       for (const named of [{ alias: 'carol@example.com' }, { userId: 'carol' }, { userId: 'ghost' }, { alias: 'ghost@example.com' }]) {
         const done = await signIn(svc, app, bob.credential, named);
-        expect(done.begin.body.data.allowCredentials).toEqual([]);
+        // A decoy list: never bob's passkey.
+        expect(done.begin.body.data.allowCredentials.length).toBeGreaterThanOrEqual(1);
+        expect(done.begin.body.data.allowCredentials.map((d: { id: string }) => d.id)).not.toContain(bob.credential.idB64);
         expectProblem(done.complete, 400, 'signin_complete_error');
       }
     });

@@ -164,6 +164,7 @@ const MODELS: ModelCase[] = [
       isMagicLinksEnabled: false,
       allowedOrigins: '["https://shop.example.com","android:apk-key-hash:abc"]',
       sdkCompatibleLists: true,
+      decoyKey: 'd'.repeat(64),
     }),
     key: byId,
     nullable: ['deleteAt', 'keysFreezeAt', 'deletionNonce', 'maxUsers', 'sdkCompatibleLists'],
@@ -384,6 +385,38 @@ describe.each(providers())('migrations on %s', (provider) => {
       { descriptorId: 'late', lastUsedDay: day('2026-11-24T12:00:00Z') },
       { descriptorId: 'early', lastUsedDay: day('2026-11-25T12:00:00Z') },
     ]);
+  });
+
+  it('gives the secret keys made before scopes on every route the access they had: every new scope for a key with both old ones, none for a key with one', async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125040000');
+    await migrateWith(provider, database.url, before);
+    const key = (id: string, kind: string, scopes: string) =>
+      `INSERT INTO "ApiKey" ("tenant", "id", "kind", "keyHash", "scopes") VALUES ('oldapp', '${id}', '${kind}', 'h${id}', '${scopes}')`;
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('oldapp', 'owner@example.com')`,
+      key('aaaa', 'secret', 'token_register,token_verify'),
+      key('bbbb', 'secret', 'token_verify,token_register'),
+      key('cccc', 'secret', 'token_register'),
+      key('dddd', 'secret', 'token_verify'),
+      key('eeee', 'public', 'register,login'),
+      key('ffff', 'secret', ''),
+    ]);
+    const s = open();
+    await s.migrate();
+    const scopes = Object.fromEntries((await s.db.apiKey.findMany({ select: { id: true, scopes: true } })).map((k) => [k.id, k.scopes]));
+    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete';
+    expect(scopes).toEqual({ aaaa: everything, bbbb: everything, cccc: 'token_register', dddd: 'token_verify', eeee: 'register,login', ffff: '' });
+  });
+
+  it('gives every existing app a random decoy secret of its own', async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125041000');
+    await migrateWith(provider, database.url, before);
+    await execute(provider, database.url, ['one', 'two'].map((id) => `INSERT INTO "App" ("id", "adminEmail") VALUES ('${id}app', 'owner@example.com')`));
+    const s = open();
+    await s.migrate();
+    const keys = (await s.db.app.findMany({ select: { decoyKey: true } })).map((a) => a.decoyKey);
+    for (const key of keys) expect(key).toMatch(/^[0-9a-f]{60,64}$/);
+    expect(new Set(keys).size).toBe(2);
   });
 
   it('applies the migrations exactly once when two replicas start together', async () => {

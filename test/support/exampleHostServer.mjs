@@ -4,6 +4,9 @@
 // `listening <url>` once it serves; SIGTERM stops it.
 import { createHost } from '../../examples/express-host/host.mjs';
 
+// The umask an operator's shell might have (tests of the files' modes set it).
+if (process.env.EXAMPLE_UMASK) process.umask(Number.parseInt(process.env.EXAMPLE_UMASK, 8));
+
 // One test address signs up many times: more than a visitor's default budget.
 const host = createHost({ dataDir: process.env.EXAMPLE_DATA_DIR, publicApiUrl: process.env.Passwordless__ApiUrl, throttle: { signUp: 100 } });
 const server = host.app.listen(0, '127.0.0.1', () => {

@@ -4,8 +4,12 @@ import { createInterface } from 'node:readline';
 import { eventually } from './eventually';
 
 export interface ReceivedMail {
+  /** The envelope's sender and recipients. */
   from: string;
   to: string[];
+  /** The From and To headers, parsed: `{name, address}` each. */
+  headerFrom: { name: string; address: string }[];
+  headerTo: { name: string; address: string }[];
   subject: string;
   text: string;
   html: string;

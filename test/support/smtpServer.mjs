@@ -15,6 +15,9 @@ const server = new SMTPServer({
         const line = {
           from: session.envelope.mailFrom && session.envelope.mailFrom.address,
           to: session.envelope.rcptTo.map((r) => r.address),
+          // The headers as written: who the message says it is from and to.
+          headerFrom: mail.from ? mail.from.value : [],
+          headerTo: mail.to ? [].concat(mail.to).flatMap((t) => t.value) : [],
           subject: mail.subject,
           text: mail.text,
           html: mail.html,

@@ -11,7 +11,7 @@ import { createServices, type ServiceOptions, type Services } from '../../src/se
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 
-export const MANAGEMENT_KEY = 'test-management-key-0123456789';
+export const MANAGEMENT_KEY = 'test-management-key-0123456789abcdef';
 const TMP_ROOT = join(__dirname, '..', '..', '.test-tmp');
 
 /**

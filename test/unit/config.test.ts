@@ -21,9 +21,10 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       databaseUrl: 'file:./data/passwordless.db',
       managementKey: undefined,
+      managementListener: undefined,
       publicUrl: 'http://localhost:7001',
       smtpUrl: undefined,
-      mailFrom: expect.any(String),
+      mailFrom: { name: '', address: 'passwordless@localhost' },
       mailFile: './data/mail.md',
       redisUrl: undefined,
       magicLinkMonthlyQuota: 1000,
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
         privatePerApp: 12_000,
         authFailuresPerIp: 60,
         authFailuresPerApp: 600,
+        managementFailuresPerIp: 10,
       },
       redisKeyPrefix: 'passwordless:',
       metricsToken: undefined,
@@ -49,6 +51,7 @@ describe('loadConfig', () => {
       mdsBlobFile: undefined,
       mdsUrl: undefined,
       mdsTrustedRoots: [],
+      tokenKeyEncryption: { current: undefined, previous: [] },
     });
   });
 
@@ -61,10 +64,10 @@ describe('loadConfig', () => {
       PORT: '443',
       HOST: '0.0.0.0',
       DATABASE_URL: 'postgresql://user:pw@db:5432/passwordless',
-      MANAGEMENT_KEY: 'a-management-key-long-enough',
+      MANAGEMENT_KEY: 'a-management-key-long-enough-for-128-bits',
       PUBLIC_URL: 'https://auth.example.com/',
       SMTP_URL: 'smtps://user:pass@mail.example.com:465',
-      MAIL_FROM: 'noreply@example.com',
+      MAIL_FROM: 'Passkeys <noreply@example.com>',
       MAIL_FILE: '/var/mail/out.md',
       REDIS_URL: 'redis://cache:6379',
       MAGIC_LINK_MONTHLY_QUOTA: '25',
@@ -81,21 +84,27 @@ describe('loadConfig', () => {
       RATE_LIMIT_PRIVATE_PER_APP: '4',
       RATE_LIMIT_AUTH_FAILURES_PER_IP: '5',
       RATE_LIMIT_AUTH_FAILURES_PER_APP: '0',
+      RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP: '6',
       REDIS_KEY_PREFIX: 'pwl-eu:',
       METRICS_TOKEN: 'a-metrics-token-long-enough',
       CEREMONY_TIMEOUT_SECONDS: '120',
       AAGUID_NAMES_FILE: '/etc/passwordless/aaguids.json',
       MDS_BLOB_FILE: '/srv/mds/blob.jwt',
       MDS_URL: 'https://mds3.fidoalliance.org/',
+      MANAGEMENT_HOST: '::1',
+      MANAGEMENT_PORT: '7002',
+      TOKEN_KEY_ENCRYPTION_KEY: '11'.repeat(32),
+      TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: Buffer.alloc(32, 2).toString('base64url'),
     });
     expect(config).toEqual({
       port: 443,
       host: '0.0.0.0',
       databaseUrl: 'postgresql://user:pw@db:5432/passwordless',
-      managementKey: 'a-management-key-long-enough',
+      managementKey: 'a-management-key-long-enough-for-128-bits',
+      managementListener: { host: '::1', port: 7002 },
       publicUrl: 'https://auth.example.com',
       smtpUrl: 'smtps://user:pass@mail.example.com:465',
-      mailFrom: 'noreply@example.com',
+      mailFrom: { name: 'Passkeys', address: 'noreply@example.com' },
       mailFile: '/var/mail/out.md',
       redisUrl: 'redis://cache:6379',
       magicLinkMonthlyQuota: 25,
@@ -113,9 +122,14 @@ describe('loadConfig', () => {
         privatePerApp: 4,
         authFailuresPerIp: 5,
         authFailuresPerApp: 0,
+        managementFailuresPerIp: 6,
       },
       redisKeyPrefix: 'pwl-eu:',
       metricsToken: 'a-metrics-token-long-enough',
+      tokenKeyEncryption: {
+        current: { id: expect.stringMatching(/^[0-9a-f]{8}$/), key: Buffer.alloc(32, 0x11) },
+        previous: [{ id: expect.stringMatching(/^[0-9a-f]{8}$/), key: Buffer.alloc(32, 2) }],
+      },
       ceremonyTimeoutMs: 120_000,
       aaguidNamesFile: '/etc/passwordless/aaguids.json',
       mdsBlobFile: '/srv/mds/blob.jwt',
@@ -195,6 +209,17 @@ describe('loadConfig', () => {
     ['CEREMONY_TIMEOUT_SECONDS', '601'],
     ['CEREMONY_TIMEOUT_SECONDS', '1m'],
     ['MANAGEMENT_KEY', 'too-short-key'],
+    ['MANAGEMENT_KEY', 'sixteen-chars-ok'],
+    ['MANAGEMENT_KEY', 'x'.repeat(31)],
+    ['MANAGEMENT_PORT', '65536'],
+    ['MANAGEMENT_PORT', '7001'],
+    ['MANAGEMENT_HOST', '127.0.0.1'],
+    ['MAIL_FROM', 'a@example.com, b@example.com'],
+    ['MAIL_FROM', 'Passkeys <noreply@example.com>\r\nBcc: x@example.com'],
+    ['TOKEN_KEY_ENCRYPTION_KEY', 'a passphrase is not a key'],
+    ['TOKEN_KEY_ENCRYPTION_KEY', '00'.repeat(16)],
+    ['TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS', 'short'],
+    ['RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP', 'lots'],
     ['MAGIC_LINK_MONTHLY_QUOTA', '-1'],
     ['MAGIC_LINK_MONTHLY_QUOTA', 'lots'],
     ['MAGIC_LINK_MONTHLY_QUOTA', '3000000000'],
@@ -221,7 +246,21 @@ describe('loadConfig', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('never echoes a rejected MANAGEMENT_KEY', () => {
+  it.each(['MANAGEMENT_KEY', 'TOKEN_KEY_ENCRYPTION_KEY'])('never echoes a rejected %s', (variable) => {
+    const { message } = configErrorFor({ [variable]: 'hunter2-secret' });
+    expect(message).toContain(variable);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('accepts a 32-character MANAGEMENT_KEY', () => {
+    expect(loadConfig({ MANAGEMENT_KEY: 'x'.repeat(32) }).managementKey).toBe('x'.repeat(32));
+  });
+
+  it('serves the management API on loopback when only MANAGEMENT_PORT is set', () => {
+    expect(loadConfig({ MANAGEMENT_PORT: '7002' }).managementListener).toEqual({ host: '127.0.0.1', port: 7002 });
+  });
+
+  it('never echoes a rejected MANAGEMENT_KEY (the original case)', () => {
     const { message } = configErrorFor({ MANAGEMENT_KEY: 'hunter2-secret' });
     expect(message).toContain('MANAGEMENT_KEY');
     expect(message).not.toContain('hunter2');

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
+import { parseKeyEncryptionKey, type KeyEncryptionKey } from './parseKeyEncryptionKey';
+import { parseMailbox, type Mailbox } from './parseMailbox';
 
 /** The service's settings, read once from the environment (README, "Configuration"). */
 export interface Config {
@@ -10,9 +12,11 @@ export interface Config {
   host: string;
   databaseUrl: string;
   managementKey: string | undefined;
+  /** MANAGEMENT_HOST/MANAGEMENT_PORT: the management API on a listener of its own (and not on the main one); undefined = on the main listener. */
+  managementListener: { host: string; port: number } | undefined;
   publicUrl: string;
   smtpUrl: string | undefined;
-  mailFrom: string;
+  mailFrom: Mailbox;
   mailFile: string;
   redisUrl: string | undefined;
   /** Magic-link emails a new app may send in any 30 days. */
@@ -44,13 +48,20 @@ export interface Config {
   mdsUrl: string | undefined;
   /** The operator's own metadata roots (PEM), trusted beside the bundled FIDO roots. */
   mdsTrustedRoots: string[];
+  /**
+   * TOKEN_KEY_ENCRYPTION_KEY (wraps new token keys; undefined = they are stored in plain text) and
+   * TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS (still opens what it wrapped, during a rotation).
+   */
+  tokenKeyEncryption: { current: KeyEncryptionKey | undefined; previous: KeyEncryptionKey[] };
 }
 
 /** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
 export type TrustProxy = boolean | number | string[];
 
-/** The rate limits by name: per client address, per app, and for wrong secrets. */
-export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app';
+/** The rate limits by name: per client address, per app, for wrong secrets, and for wrong ManagementKeys. */
+export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app' | 'management_failures_ip';
+
+/** Requests allowed per window; 0 turns that limit off. */
 
 /** Requests allowed per window; 0 turns that limit off. */
 export interface RateLimits {
@@ -62,6 +73,7 @@ export interface RateLimits {
   privatePerApp: number;
   authFailuresPerIp: number;
   authFailuresPerApp: number;
+  managementFailuresPerIp: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,22 +108,44 @@ const trustProxy = z.string().transform((v, ctx): TrustProxy => {
   return z.NEVER;
 });
 
+/** At least 128 bits: 32 characters of `generate-key management`'s alphabet carry 192. */
+export const MIN_MANAGEMENT_KEY_LENGTH = 32;
+
+const keyEncryptionKey = z.string().transform((v, ctx) => {
+  const key = parseKeyEncryptionKey(v);
+  if (key) return key;
+  ctx.addIssue({ code: 'custom', message: 'must be 32 random bytes, as 64 hex characters or base64 (npm run cli -- generate-key token-encryption prints one)' });
+  return z.NEVER;
+});
+
+const portNumber = z.number().int().min(1, 'must be between 1 and 65535').max(65535, 'must be between 1 and 65535');
+const portText = z.string().regex(/^\d+$/, 'must be a whole number');
+
 /** A limit per window: a whole number, 0 = no limit. */
 const limit = (fallback: number) =>
   optional(z.string().regex(/^\d{1,9}$/, 'must be a whole number (0 turns the limit off)')).transform((v) => (v === undefined ? fallback : Number(v)));
 
 const schema = z.object({
-  PORT: optional(z.string().regex(/^\d+$/, 'must be a whole number')).transform((v) => (v === undefined ? 7001 : Number(v))).pipe(
-    z.number().int().min(1, 'must be between 1 and 65535').max(65535, 'must be between 1 and 65535'),
-  ),
+  PORT: optional(portText).transform((v) => (v === undefined ? 7001 : Number(v))).pipe(portNumber),
   HOST: optional(z.string()).transform((v) => v ?? '127.0.0.1'),
   DATABASE_URL: optional(
     z.string().refine((v) => /^file:.+/.test(v) || /^postgres(ql)?:\/\/.+/.test(v), 'must be file:<path> or a postgres:// / postgresql:// URL'),
   ).transform((v) => v ?? 'file:./data/passwordless.db'),
-  MANAGEMENT_KEY: optional(z.string().min(16, 'must be at least 16 characters long')),
+  MANAGEMENT_KEY: optional(
+    z.string().min(MIN_MANAGEMENT_KEY_LENGTH, `must be at least ${MIN_MANAGEMENT_KEY_LENGTH} characters long (npm run cli -- generate-key management prints one)`),
+  ),
+  MANAGEMENT_HOST: optional(z.string()),
+  // 0: a port the system picks, named in the start-up log line (for tests).
+  MANAGEMENT_PORT: optional(portText.transform(Number).pipe(z.number().int().min(0).max(65535, 'must be between 0 and 65535'))),
   PUBLIC_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
   SMTP_URL: optional(z.string().regex(/^smtps?:\/\/[^/]+/, 'must be smtp://user:pass@host:port or smtps://...')),
-  MAIL_FROM: optional(z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address')),
+  MAIL_FROM: optional(z.string()).transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const mailbox = parseMailbox(v);
+    if (mailbox) return mailbox;
+    ctx.addIssue({ code: 'custom', message: "must be an email address, or a name and an address: 'Passkeys <noreply@example.com>'" });
+    return z.NEVER;
+  }),
   MAIL_FILE: optional(z.string()).transform((v) => v ?? './data/mail.md'),
   REDIS_URL: optional(z.string().regex(/^rediss?:\/\/.+/, 'must be a redis:// or rediss:// URL')),
   MAGIC_LINK_MONTHLY_QUOTA: optional(z.string().regex(/^\d{1,10}$/, 'must be a whole number'))
@@ -136,6 +170,7 @@ const schema = z.object({
   RATE_LIMIT_PRIVATE_PER_APP: limit(12_000),
   RATE_LIMIT_AUTH_FAILURES_PER_IP: limit(60),
   RATE_LIMIT_AUTH_FAILURES_PER_APP: limit(600),
+  RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP: limit(10),
   REDIS_KEY_PREFIX: optional(z.string().regex(/^[A-Za-z0-9:._-]{1,64}$/, 'must be 1 to 64 letters, digits or :._-')),
   METRICS_TOKEN: optional(z.string().min(16, 'must be at least 16 characters long')),
   CEREMONY_TIMEOUT_SECONDS: optional(z.string().regex(/^\d{1,4}$/, 'must be a whole number of seconds'))
@@ -145,6 +180,8 @@ const schema = z.object({
   MDS_BLOB_FILE: optional(z.string()),
   MDS_URL: optional(z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })),
   MDS_TRUSTED_ROOTS_FILE: optional(z.string().transform((path, ctx) => readTrustedRoots(path, ctx))),
+  TOKEN_KEY_ENCRYPTION_KEY: optional(keyEncryptionKey),
+  TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: optional(keyEncryptionKey),
 });
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -186,14 +223,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${variable} ${issue.message}`);
   }
   const v = parsed.data;
+  if (v.MANAGEMENT_HOST !== undefined && v.MANAGEMENT_PORT === undefined) throw new ConfigError('Invalid configuration: MANAGEMENT_HOST needs MANAGEMENT_PORT (the management listener\'s port)');
+  if (v.MANAGEMENT_PORT !== undefined && v.MANAGEMENT_PORT === v.PORT) {
+    throw new ConfigError('Invalid configuration: MANAGEMENT_PORT must differ from PORT (the management API gets a listener of its own)');
+  }
   return {
     port: v.PORT,
     host: v.HOST,
     databaseUrl: v.DATABASE_URL,
     managementKey: v.MANAGEMENT_KEY,
+    managementListener: v.MANAGEMENT_PORT === undefined ? undefined : { host: v.MANAGEMENT_HOST ?? '127.0.0.1', port: v.MANAGEMENT_PORT },
     publicUrl: (v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     smtpUrl: v.SMTP_URL,
-    mailFrom: v.MAIL_FROM ?? 'passwordless@localhost',
+    mailFrom: v.MAIL_FROM ?? { name: '', address: 'passwordless@localhost' },
     mailFile: v.MAIL_FILE,
     redisUrl: v.REDIS_URL,
     magicLinkMonthlyQuota: v.MAGIC_LINK_MONTHLY_QUOTA,
@@ -211,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       privatePerApp: v.RATE_LIMIT_PRIVATE_PER_APP,
       authFailuresPerIp: v.RATE_LIMIT_AUTH_FAILURES_PER_IP,
       authFailuresPerApp: v.RATE_LIMIT_AUTH_FAILURES_PER_APP,
+      managementFailuresPerIp: v.RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP,
     },
     redisKeyPrefix: v.REDIS_KEY_PREFIX ?? 'passwordless:',
     metricsToken: v.METRICS_TOKEN,
@@ -219,5 +262,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mdsBlobFile: v.MDS_BLOB_FILE ?? (v.MDS_URL ? './data/mds.jwt' : undefined),
     mdsUrl: v.MDS_URL,
     mdsTrustedRoots: v.MDS_TRUSTED_ROOTS_FILE ?? [],
+    tokenKeyEncryption: { current: v.TOKEN_KEY_ENCRYPTION_KEY, previous: v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS ? [v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS] : [] },
   };
 }

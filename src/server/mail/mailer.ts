@@ -1,10 +1,12 @@
-import { mkdirSync } from 'node:fs';
 import { appendFile, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../core/config';
+import type { Mailbox } from '../core/parseMailbox';
+import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from '../core/privateFiles';
 
 export interface MailMessage {
+  /** A bare address (callers validate it with isBareEmailAddress). */
   to: string;
   subject: string;
   text: string;
@@ -24,12 +26,13 @@ export interface Mailer {
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 /** Mail through one pooled nodemailer transport to SMTP_URL, created once for the process. */
-function smtpMailer(smtpUrl: string, from: string): Mailer {
+function smtpMailer(smtpUrl: string, from: Mailbox): Mailer {
   const transport = nodemailer.createTransport({ url: smtpUrl, pool: true, maxConnections: 5, ...SMTP_TIMEOUTS });
   return {
     kind: 'smtp',
     async send(message) {
-      await transport.sendMail({ from, ...message });
+      // Addresses as objects: nodemailer then takes them as they are instead of parsing a string (which could hold a name or a list).
+      await transport.sendMail({ ...message, from: { name: from.name, address: from.address }, to: { name: '', address: message.to } });
     },
     async check() {
       await transport.verify();
@@ -39,9 +42,12 @@ function smtpMailer(smtpUrl: string, from: string): Mailer {
 }
 
 /** One readable entry per message, appended to MAIL_FILE (development and test setups without SMTP). */
-function fileMailer(file: string, from: string): Mailer {
+/** `Name <address>`, or the bare address. */
+const formatMailbox = ({ name, address }: Mailbox) => (name ? `${name} <${address}>` : address);
+
+function fileMailer(file: string, from: Mailbox): Mailer {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    ensurePrivateDirectory(dirname(file));
   } catch {
     // Reported by check() and by the first send.
   }
@@ -51,7 +57,7 @@ function fileMailer(file: string, from: string): Mailer {
       const entry = [
         '---',
         `Date: ${new Date().toISOString()}`,
-        `From: ${from}`,
+        `From: ${formatMailbox(from)}`,
         `To: ${message.to}`,
         `Subject: ${message.subject}`,
         '',
@@ -59,11 +65,12 @@ function fileMailer(file: string, from: string): Mailer {
         '',
         '',
       ].join('\n');
-      await appendFile(file, entry, 'utf8');
+      // Created readable by the service's user only: the file holds working sign-in links.
+      await appendFile(file, entry, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
     },
     async check() {
       // Opening for append is what a send does; root passes any permission check, so only trying proves it.
-      await (await open(file, 'a')).close();
+      await (await open(file, 'a', PRIVATE_FILE_MODE)).close();
     },
     close: () => undefined,
   };

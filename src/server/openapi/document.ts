@@ -4,6 +4,7 @@ import { CURRENT_ROUTES, legacyRoutes } from './catalog';
 import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './jsonSchema';
 import { problemSchema } from './problemSchema';
 import type { RouteSpec } from '../http/routing/routeSpec';
+import { PUBLIC_SCOPES, SCOPES, SECRET_SCOPES, type Scope } from '../core/keyScopes';
 
 /** The base path of the older generation, below each server. */
 const LEGACY_PREFIX = '/v3';
@@ -102,6 +103,10 @@ const DESCRIPTION = [
   'Every error is `application/problem+json` (the Problem schema) with an `errorCode` from one dictionary.',
 ].join('\n\n');
 
+/** What each scope of a key kind admits; every operation names the one it needs in its `security`. */
+const scopeList = (scopes: readonly Scope[]) =>
+  `Scopes (a key without scopes has all of its kind): ${scopes.map((scope) => `\`${scope}\` (${SCOPES[scope].replace(/^\w+: /, '')})`).join(', ')}.`;
+
 /** The OpenAPI 3.1 document of every route of both generations. */
 function buildOpenApiDocument(): Record<string, unknown> {
   const paths = pathsOf(documentedOperations());
@@ -121,8 +126,8 @@ function buildOpenApiDocument(): Record<string, unknown> {
     components: {
       schemas: { Problem: outputJsonSchema(problemSchema) as JsonSchema },
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'ApiKey', description: "The app's public key (`<appId>:public:<32 hex>`); scopes register, login." },
-        ApiSecret: { type: 'apiKey', in: 'header', name: 'ApiSecret', description: "The app's secret (`<appId>:secret:<32 hex>`); scopes token_register, token_verify." },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'ApiKey', description: `The app's public key (\`<appId>:public:<32 hex>\`). ${scopeList(PUBLIC_SCOPES)}` },
+        ApiSecret: { type: 'apiKey', in: 'header', name: 'ApiSecret', description: `The app's secret (\`<appId>:secret:<32 hex>\`). ${scopeList(SECRET_SCOPES)}` },
         ManagementKey: { type: 'apiKey', in: 'header', name: 'ManagementKey', description: 'The MANAGEMENT_KEY of the server.' },
       },
     },

@@ -26,6 +26,7 @@ const setAliasesRoute = defineRoute({
   summary: "Replace a user's aliases (hashed unless hashing is false).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'aliases',
   body: setAliasesSchema,
   responses: { 204: { description: 'The aliases were replaced.' } },
 });
@@ -37,6 +38,7 @@ const listAliasesRoute = defineRoute({
   summary: "A user's aliases.",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'aliases',
   query: userIdQuerySchema,
   responses: { 200: { description: 'The aliases (hashed ones as their digest).', schema: listAnswer(aliasAnswer) } },
 });

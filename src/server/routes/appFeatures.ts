@@ -13,6 +13,7 @@ const setOwnFeaturesRoute = defineRoute({
   summary: "The app's own switches (changes what it is given).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'features',
   body: appFeaturesSchema,
   responses: { 204: { description: 'Changed.' } },
 });

@@ -15,6 +15,7 @@ const listAuthConfigsRoute = defineRoute({
   summary: 'Authentication configurations (purposes), built-ins first; with purpose, that one or none.',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'auth_configs',
   query: listAuthConfigsQuerySchema,
   responses: { 200: { description: 'The configurations.', schema: z.looseObject({ configurations: z.array(authConfigAnswer) }) } },
 });
@@ -26,6 +27,7 @@ const addAuthConfigRoute = defineRoute({
   summary: 'Add an authentication configuration.',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'auth_configs',
   body: addAuthConfigSchema,
   responses: { 201: { description: 'Added.' } },
 });
@@ -37,6 +39,7 @@ const editAuthConfigRoute = defineRoute({
   summary: 'Change the fields of an authentication configuration it is given.',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'auth_configs',
   body: editAuthConfigSchema,
   responses: { 204: { description: 'Changed.' } },
 });
@@ -48,6 +51,7 @@ const deleteAuthConfigRoute = defineRoute({
   summary: 'Delete an authentication configuration (not a built-in).',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'auth_configs',
   body: deleteAuthConfigSchema,
   responses: { 204: { description: 'Deleted.' } },
 });

@@ -18,6 +18,7 @@ const listAuthenticatorsRoute = defineRoute({
   description: onPlan,
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'features',
   query: listAuthenticatorsQuerySchema,
   responses: { 200: { description: 'The list, oldest first.', schema: z.array(authenticatorListEntryAnswer) } },
 });
@@ -30,6 +31,7 @@ const addAuthenticatorsRoute = defineRoute({
   description: onPlan,
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'features',
   body: addAuthenticatorsSchema,
   responses: { 204: { description: 'Added.' } },
 });
@@ -42,6 +44,7 @@ const removeAuthenticatorsRoute = defineRoute({
   description: onPlan,
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'features',
   body: removeAuthenticatorsSchema,
   responses: { 204: { description: 'Removed.' } },
 });

@@ -18,6 +18,7 @@ const listCredentialsRoute = defineRoute({
   summary: "A user's passkeys.",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   query: userIdQuerySchema,
   responses: credentialList,
 });
@@ -29,6 +30,7 @@ const listCredentialsByBodyRoute = defineRoute({
   summary: "A user's passkeys (the user id in the body).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   body: userIdSchema,
   responses: credentialList,
 });
@@ -40,6 +42,7 @@ const deleteCredentialRoute = defineRoute({
   summary: "Delete one of the app's passkeys (an unknown id changes nothing).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   body: deleteCredentialSchema,
   responses: { 204: { description: 'Deleted, or there was no such passkey.' } },
 });
@@ -50,6 +53,7 @@ const updateCredentialRoute = defineRoute({
   summary: "Rename one of the app's passkeys (its nickname, at most 64 characters). An extension: the reference service has no rename.",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   body: updateCredentialSchema,
   responses: { 204: { description: 'Renamed.' } },
 });

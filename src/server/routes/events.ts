@@ -14,6 +14,7 @@ const listEventsRoute = defineRoute({
   summary: "One page of the app's event log, newest first (when event logging is on).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'events',
   query: eventsQuerySchema,
   responses: { 200: { description: 'The page and the total.', schema: eventPageAnswer } },
 });

@@ -13,6 +13,7 @@ const sendMagicLinkRoute = defineRoute({
   summary: 'Mail a sign-in link ($TOKEN in urlTemplate becomes a verify_ token).',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'magic_links',
   body: sendMagicLinkSchema,
   responses: { 204: { description: 'The mail was handed to the mail server (or MAIL_FILE).' } },
 });

@@ -18,6 +18,7 @@ const credentialsReportRoute = defineRoute({
   description: period,
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'users',
   query: periodQuerySchema,
   responses: { 200: { description: 'The days.', schema: z.array(credentialsReportAnswer) } },
 });
@@ -30,6 +31,7 @@ const activeUsersReportRoute = defineRoute({
   description: period,
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'users',
   query: periodQuerySchema,
   responses: { 200: { description: 'The days.', schema: z.array(activeUsersReportAnswer) } },
 });

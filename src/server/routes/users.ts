@@ -16,6 +16,7 @@ const listUsersRoute = defineRoute({
   summary: "The app's users (every userId with a passkey or an alias).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'users',
   responses: { 200: { description: 'The users.', schema: listAnswer(userSummaryAnswer) } },
 });
 
@@ -26,6 +27,7 @@ const countUsersRoute = defineRoute({
   summary: "How many users the app has.",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'users',
   responses: { 200: { description: 'The count.', schema: z.looseObject({ count: z.number().int() }) } },
 });
 
@@ -36,6 +38,7 @@ const deleteUserRoute = defineRoute({
   summary: 'Delete a user: their passkeys and aliases.',
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'users',
   body: userIdSchema,
   responses: { 204: { description: 'Deleted.' } },
 });

@@ -3,6 +3,7 @@ import type { AppDeletionService } from './apps/appDeletion';
 import type { AuthConfigService } from './authConfigs';
 import type { ChallengeStore } from './ceremonies/challenges';
 import type { EventLog } from './events/eventLog';
+import type { FailedKeyUses } from './apps/failedKeyUses';
 import type { MagicLinkService } from './magicLinks/magicLinks';
 import type { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import type { DailyReports } from './reporting/dailyReports';
@@ -12,6 +13,8 @@ const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
 const DELETION_SWEEP_INTERVAL_MS = 60_000;
 const REPORT_SWEEP_INTERVAL_MS = 3_600_000;
 const METADATA_REFRESH_INTERVAL_MS = 3_600_000;
+/** How often a minute's tally of refused keys is looked at (it is written once its minute is over). */
+const FAILED_KEY_TALLY_INTERVAL_MS = 1000;
 
 export interface BackgroundWork {
   challenges: ChallengeStore;
@@ -21,6 +24,7 @@ export interface BackgroundWork {
   deletions: AppDeletionService;
   reports: DailyReports;
   metadata: AuthenticatorMetadata;
+  failedKeyUses: FailedKeyUses;
 }
 
 export interface BackgroundSchedule {
@@ -42,8 +46,9 @@ export interface BackgroundJobs {
 /**
  * The work no request waits for: expired challenges, event retention and the magic-link quota
  * window are swept, authentication-configuration usage is written in batches, app deletions fall
- * due, each app's daily report is written, and the FIDO metadata is refreshed. Timers are
- * unreferenced: they never keep the process alive on their own.
+ * due, each app's daily report is written, the FIDO metadata is refreshed, and each minute's tally
+ * of refused keys goes to the event log. Timers are unreferenced: they never keep the process
+ * alive on their own.
  */
 export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
@@ -77,7 +82,8 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   const refreshMetadata = () => void work.metadata.refresh();
   const metadataRefresher = metadataRefreshIntervalMs > 0 && work.metadata.configured ? setInterval(refreshMetadata, metadataRefreshIntervalMs) : undefined;
   if (metadataRefresher) refreshMetadata();
-  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher];
+  const failedKeyTallies = setInterval(() => work.failedKeyUses.recordDue(), FAILED_KEY_TALLY_INTERVAL_MS);
+  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher, failedKeyTallies];
   for (const timer of timers) timer?.unref();
 
   return {
@@ -87,6 +93,8 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
       await reportSweep;
       await work.metadata.close();
       await work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
+      // Before the event log writes what it holds (services.close()).
+      work.failedKeyUses.recordAll();
     },
   };
 }

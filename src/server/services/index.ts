@@ -21,6 +21,7 @@ import { ChallengeStore } from './ceremonies/challenges';
 import { providerNames } from './metadata/providerNames';
 import { CredentialService } from './users/credentials';
 import { EventLog } from './events/eventLog';
+import { FailedKeyUses } from './apps/failedKeyUses';
 import { AppIncarnations } from './apps/incarnations';
 import { MagicLinkService } from './magicLinks/magicLinks';
 import { createMailer, type Mailer } from '../mail/mailer';
@@ -67,6 +68,8 @@ export interface Services {
   config: Config;
   store: Store;
   keys: ApiKeyAuthenticator;
+  /** Refused keys, tallied for the event log (one event per key id and address a minute). */
+  failedKeyUses: FailedKeyUses;
   apps: AppsService;
   features: AppFeaturesCache;
   tokens: TokenService;
@@ -108,8 +111,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
   });
   const incarnations = new AppIncarnations();
-  const keys = new ApiKeyAuthenticator(db, events, incarnations);
-  const tokens = new TokenService(db, now, incarnations);
+  const failedKeyUses = new FailedKeyUses(events, logger, now);
+  const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
+  const tokens = new TokenService(db, now, incarnations, config.tokenKeyEncryption);
   const caches = appCaches(
     { keys, features, tokens, incarnations },
     store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
@@ -128,7 +132,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const authenticators = new AuthenticatorLists(db, features, metadata, events, now);
   const reports = new DailyReports(db, (appId) => appTotals(db, appId), logger, now);
   const background = startBackgroundJobs(
-    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata },
+    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses },
     {
       flushIntervalMs,
       deletionSweepIntervalMs: options.deletionSweepIntervalMs,
@@ -142,6 +146,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     config,
     store,
     keys,
+    failedKeyUses,
     apps,
     features,
     tokens,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { ensurePrivateFile } from '../core/privateFiles';
 import { Pool } from 'pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
@@ -59,7 +60,8 @@ export interface PoolStats {
 export function openStore(databaseUrl: string): Store {
   if (providerOf(databaseUrl) === 'sqlite') {
     const filename = sqliteFilename(databaseUrl);
-    mkdirSync(dirname(filename), { recursive: true });
+    // 0700 directory, 0600 file, whatever the umask; SQLite gives the WAL and shared-memory files the database file's mode.
+    ensurePrivateFile(filename, dirname(filename));
     const client = new SqliteClient({ adapter: new SqliteAdapterFactory(filename) });
     const hot = openSqliteHotPath(filename);
     return {

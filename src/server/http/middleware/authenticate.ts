@@ -3,7 +3,7 @@ import { parseKey } from '../../../shared/apiKeys';
 import type { ApiKeyAuthenticator, AuthenticatedKey, KeyCheck, Scope } from '../../services/apps/apiKeys';
 import { configuredSecret } from '../../core/configuredSecret';
 import { ApiError } from '../../core/apiError';
-import { countAuthFailure } from './rateLimits';
+import { clientAddressKey, countAuthFailure, countAuthenticated } from './rateLimits';
 
 export type KeyHeader = 'ApiSecret' | 'ApiKey';
 
@@ -56,22 +56,30 @@ const REFUSED: Record<Exclude<KeyCheck, { ok: true }>['reason'], (header: KeyHea
     `The app of your '${header}' is being deleted: its keys are frozen and its data will be deleted. The link in the warning email sent to the app's admin cancels the deletion.`,
 };
 
-/** Accepts only a valid, unlocked key of the kind the header names, optionally with a scope. */
+/** Counts a refused key: wrong secrets per address and claimed app; a public key is public, so nothing is guessed. */
+const countFailure = (res: Response, header: KeyHeader) => (header === 'ApiSecret' ? countAuthFailure(res, 'ApiSecret') : Promise.resolve());
+
+/**
+ * Accepts only a valid, unlocked key of the kind the header names, with the route's scope (a key
+ * without scopes has them all). Only then does the request spend its app's rate-limit budget.
+ */
 export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?: Scope): RequestHandler {
   const kind = header === 'ApiSecret' ? 'secret' : 'public';
   return async (req: Request, res: Response, next: NextFunction) => {
     const value = headerValue(req, header);
     const parsed = value === undefined ? undefined : parseKey(value);
     if (value === undefined || !parsed || parsed.kind !== kind) {
-      await countAuthFailure(res);
+      await countFailure(res, header);
       throw unauthorized(header, describeBadKey(header, value, headerValue(req, OTHER[header]) !== undefined));
     }
-    const check = await authenticator.check(value);
+    // The address (as Express sees it under TRUST_PROXY) is only read when the key fails, for its event.
+    const check = await authenticator.check(value, () => clientAddressKey(req, true));
     if (!check.ok) {
-      await countAuthFailure(res);
+      await countFailure(res, header);
       throw unauthorized(header, REFUSED[check.reason](header));
     }
-    if (scope && !check.key.scopes.includes(scope)) {
+    countAuthenticated(res, check.key.appId);
+    if (scope && check.key.scopes.length > 0 && !check.key.scopes.includes(scope)) {
       throw new ApiError('forbidden', {
         detail: `You are unable to access this resource because you do not have the required permissions. Required scopes: ${scope}`,
       });
@@ -81,16 +89,23 @@ export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?:
   };
 }
 
-/** The management API: a constant-time comparison against MANAGEMENT_KEY; unset refuses everything. */
+/**
+ * The management API: a constant-time comparison against MANAGEMENT_KEY; unset refuses everything.
+ * A wrong key counts against its address's failure limit (over it, the address is refused before
+ * the key is compared).
+ */
 export function requireManagementKey(managementKey: string | undefined): RequestHandler {
   const matches = configuredSecret(managementKey);
-  return (req, _res, next) => {
+  return async (req, res, next) => {
     if (matches === undefined) {
       throw unauthorized('ManagementKey', 'The management API is disabled on this server: set MANAGEMENT_KEY to enable it.');
     }
     const value = headerValue(req, 'ManagementKey');
     if (value === undefined) throw unauthorized('ManagementKey', "A valid 'ManagementKey' header is required.");
-    if (!matches(value)) throw unauthorized('ManagementKey', "The value of your 'ManagementKey' is not valid.");
+    if (!matches(value)) {
+      await countAuthFailure(res, 'ManagementKey');
+      throw unauthorized('ManagementKey', "The value of your 'ManagementKey' is not valid.");
+    }
     next();
   };
 }

@@ -23,6 +23,8 @@ export interface RouteAuthenticators {
 function authenticationOf(spec: RouteSpec, auth: RouteAuthenticators): RequestHandler[] {
   if (spec.auth === undefined) return [];
   if (spec.auth === 'ManagementKey') return [requireManagementKey(auth.managementKey)];
+  // Least privilege is not optional: an app's key route without a scope would admit every key of its kind.
+  if (spec.scope === undefined) throw new Error(`${spec.method.toUpperCase()} ${spec.path} takes an ${spec.auth} but declares no scope (see SCOPES in services/apps/apiKeys.ts)`);
   return [requireKey(auth.keys, spec.auth, spec.scope)];
 }
 

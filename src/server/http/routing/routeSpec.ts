@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Scope } from '../../services/apps/apiKeys';
+import type { Scope } from '../../core/keyScopes';
 
 /** The header a route is authenticated by; none for health, the document and the signed abort link. */
 export type RouteAuth = 'ApiKey' | 'ApiSecret' | 'ManagementKey';

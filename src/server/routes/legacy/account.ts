@@ -13,6 +13,7 @@ const legacyAccountDeleteRoute = defineRoute({
   summary: "Schedule the app's deletion (no body); its admin is mailed a link that cancels it.",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'account_delete',
   responses: { 200: { description: 'The schedule.', schema: deletionScheduleAnswer } },
 });
 /** The routes this file declares, in the order the OpenAPI document lists them. */

@@ -15,6 +15,7 @@ const legacyListCredentialsRoute = defineRoute({
   summary: "A user's passkeys, each with credType (POST only in this generation).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   body: userIdSchema,
   responses: { 200: { description: "The user's passkeys.", schema: listAnswer(legacyCredentialAnswer) } },
 });
@@ -26,6 +27,7 @@ const legacyDeleteCredentialRoute = defineRoute({
   summary: "Delete one of the app's passkeys (answers 200 with an empty body in this generation).",
   tag: 'private API',
   auth: 'ApiSecret',
+  scope: 'credentials',
   body: deleteCredentialSchema,
   responses: { 200: { description: 'Deleted, or there was no such passkey.' } },
 });

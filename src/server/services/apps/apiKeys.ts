@@ -1,15 +1,13 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../../shared/apiKeys';
 import type { Db } from '../../store';
-import { UNKNOWN_USER } from '../events/eventTypes';
-import type { EventLog } from '../events/eventLog';
+import type { FailedKeyUses } from './failedKeyUses';
 import { AppIncarnations } from './incarnations';
 import { TtlCache } from '../../core/ttlCache';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
-export const PUBLIC_SCOPES = ['register', 'login'] as const;
-export const SECRET_SCOPES = ['token_register', 'token_verify'] as const;
-export type Scope = (typeof PUBLIC_SCOPES)[number] | (typeof SECRET_SCOPES)[number];
+import type { Scope } from '../../core/keyScopes';
+export { PUBLIC_SCOPES, SECRET_SCOPES, SCOPES, scopesOf, type Scope } from '../../core/keyScopes';
 
 export function digestKey(value: string): string {
   // One-shot: no Hash object per request.
@@ -52,15 +50,15 @@ interface CacheEntry {
  * indexed reads. Lock, unlock, delete and freeze in this process clear the cache at once; other
  * replicas (and the offline CLI) take effect within `ttlMs`, at once when a notification or a
  * newer read (`incarnations`) says the app was re-created. A wrong or locked key of an existing
- * app leaves an event in that app's log.
+ * app is tallied for that app's log (at most one event per key id and address a minute).
  */
 export class ApiKeyAuthenticator {
   private readonly cache: TtlCache<string, CacheEntry>;
 
   constructor(
     private readonly db: Db,
-    /** Where failed uses are logged; none for an offline check. */
-    private readonly events?: EventLog,
+    /** Where failed uses are tallied for the event log; none for an offline check. */
+    private readonly failures?: FailedKeyUses,
     private readonly incarnations = new AppIncarnations(),
     ttlMs = 5000,
     maxEntries = 10_000,
@@ -68,7 +66,8 @@ export class ApiKeyAuthenticator {
     this.cache = new TtlCache({ ttlMs, maxEntries });
   }
 
-  async check(value: string): Promise<KeyCheck> {
+  /** `addressOf` names the client (only asked when the key fails). */
+  async check(value: string, addressOf: () => string = () => 'unknown'): Promise<KeyCheck> {
     const parsed = parseKey(value);
     if (!parsed) return { ok: false, reason: 'unknown' };
     const digest = digestKey(value);
@@ -79,19 +78,8 @@ export class ApiKeyAuthenticator {
       check = await this.lookup(parsed, digest);
       this.cache.set(digest, { appId: parsed.appId, check });
     }
-    if (!check.ok && check.reason !== 'unknown') this.recordFailure(parsed, check.reason);
+    if (!check.ok && check.reason !== 'unknown') this.failures?.note(parsed.appId, parsed.kind, parsed.keyId, check.reason, addressOf());
     return check;
-  }
-
-  private recordFailure(parsed: ParsedKey, reason: 'invalid' | 'locked' | 'deleting'): void {
-    const kind = parsed.kind === 'secret' ? 'Secret' : 'Public';
-    this.events?.record(parsed.appId, {
-      type: reason === 'invalid' ? `ApiAuthInvalid${kind}KeyUsed` : `ApiAuthDisabled${kind}KeyUsed`,
-      message: reason === 'invalid' ? `A ${parsed.kind} key that does not match the key with this id was used.` : `A locked ${parsed.kind} key (or one of a frozen app) was used.`,
-      subject: parsed.keyId,
-      performedBy: UNKNOWN_USER,
-      apiKeyId: parsed.keyId,
-    });
   }
 
   invalidate(): void {

@@ -111,19 +111,34 @@ export class AppDeletionService {
     return { message: `The deletion of the app '${appId}' was cancelled; its keys work again.` };
   }
 
-  /**
-   * The emailed link: true if it cancelled the deletion. A forged, expired or already used link,
-   * or one for a deletion already cancelled or carried out, is false and changes nothing.
-   */
-  async cancelWithLink(appId: string, token: unknown): Promise<boolean> {
-    if (!APP_ID_PATTERN.test(appId)) return false;
-    let nonce: string;
+  /** The nonce a signed link of this app carries; undefined for a forged, expired or malformed one. */
+  private async nonceOfLink(appId: string, token: unknown): Promise<string | undefined> {
+    if (!APP_ID_PATTERN.test(appId)) return undefined;
     try {
-      ({ nonce } = await this.tokens.open('abort', token, appId, abortTokenSchema));
+      return (await this.tokens.open('abort', token, appId, abortTokenSchema)).nonce;
     } catch (error) {
-      if (error instanceof ApiError) return false;
+      if (error instanceof ApiError) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * Whether the emailed link would cancel the deletion now (its page asks for a confirmation first:
+   * a GET, which mail scanners make, changes nothing).
+   */
+  async isCancelLinkValid(appId: string, token: unknown): Promise<boolean> {
+    const nonce = await this.nonceOfLink(appId, token);
+    return nonce !== undefined && (await this.db.app.count({ where: { id: appId, deletionNonce: nonce, deleteAt: { not: null } } })) === 1;
+  }
+
+  /**
+   * The emailed link, confirmed (POST): true if it cancelled the deletion. A forged, expired or
+   * already used link, or one for a deletion already cancelled or carried out, is false and
+   * changes nothing.
+   */
+  async cancelWithLink(appId: string, token: unknown): Promise<boolean> {
+    const nonce = await this.nonceOfLink(appId, token);
+    if (nonce === undefined) return false;
     // Single use: the nonce is cleared with the schedule, in the statement that checks it.
     const { count } = await this.db.app.updateMany({ where: { id: appId, deletionNonce: nonce, deleteAt: { not: null } }, data: NOT_PENDING });
     if (count === 0) return false;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
+import { isBareEmailAddress } from '../../core/isBareEmailAddress';
 import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../../core/validation';
 import type { Db } from '../../store';
 import { isRecordNotFound, isUniqueViolation } from '../../core/storeErrors';
@@ -46,8 +47,11 @@ export const featuresPatchSchema = ciObject({
 });
 export type FeaturesPatch = z.output<typeof featuresPatchSchema>;
 
-/** Lenient on purpose (one @, no spaces): `admin@localhost` is a fine address on a self-hosted box. */
-export const emailAddress = () => z.string().regex(/^[^@\s]+@[^@\s]+$/, 'must be an email address');
+/**
+ * One bare address (`admin@localhost` is a fine address on a self-hosted box): no display name, no
+ * list, nothing a mail library could read as more than one recipient.
+ */
+export const emailAddress = () => z.string().refine(isBareEmailAddress, 'must be one bare email address (name@domain, without a display name or a list)');
 
 export const createAppSchema = ciObject({
   adminEmail: emailAddress(),
@@ -161,6 +165,7 @@ export class AppsService {
           data: {
             id: appId,
             incarnation: randomBytes(8).toString('hex'),
+            decoyKey: randomBytes(32).toString('hex'),
             adminEmail: input.adminEmail,
             plan,
             magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
@@ -297,7 +302,8 @@ export class AppsService {
     const allowed: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
     if (scopes.length === 0) throw new ApiError('create_api_key_scopes_required');
     if (scopes.some((s) => !allowed.includes(s))) {
-      throw new ApiError('validation_failed', { extras: { errors: { scopes: [`${kind} keys take the scopes ${allowed.join(', ')}.`] } } });
+      const message = `${kind} keys take the scopes ${allowed.join(', ')}.`;
+      throw new ApiError('validation_failed', { detail: message, extras: { errors: { scopes: [message] } } });
     }
     // A concurrent request may take the same four-character id between our read and our insert.
     for (let attempt = 1; ; attempt++) {

@@ -23,6 +23,7 @@ import type { AuthenticatorPolicy } from '../authenticators/authenticatorPolicy'
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
+import { assertRegisterTokenUnused, isRegisterTokenRedeemed, redeemRegisterToken, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -170,6 +171,8 @@ export class RegistrationService {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
+    const registerTokenId = registerTokenIdOf(input.token as string);
+    await assertRegisterTokenUnused(this.db, appId, registerTokenId);
 
     const existing = await this.db.credential.findMany({ where: { tenant: appId, userId: registration.userId }, select: { descriptorId: true, transports: true } });
     const { challenge, expiresAt } = await this.challenges.issue(appId, 'registration');
@@ -186,6 +189,8 @@ export class RegistrationService {
       attestation: registration.attestation,
       aliases: registration.aliases,
       aliasHashing: registration.aliasHashing,
+      registerTokenId,
+      registerTokenExp: registration.exp,
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -248,6 +253,8 @@ export class RegistrationService {
 
     const writes = () => {
       const batch = [];
+      // Single use: the token is redeemed with the passkey it registered, or not at all.
+      if (session.registerTokenId !== undefined) batch.push(redeemRegisterToken(this.db, appId, session.registerTokenId, session.registerTokenExp ?? session.exp));
       if (session.aliases.length > 0) {
         batch.push(this.db.alias.deleteMany({ where: { tenant: appId, userId: session.userId } }));
         batch.push(this.db.alias.createMany({ data: aliasRows(appId, session.userId, session.aliases, session.aliasHashing) }));
@@ -287,6 +294,7 @@ export class RegistrationService {
         break;
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
+        if (session.registerTokenId !== undefined && (await isRegisterTokenRedeemed(this.db, appId, session.registerTokenId))) throw registerTokenAlreadyUsed();
         const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: credentialId } }, select: { tenant: true } });
         if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
         // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).

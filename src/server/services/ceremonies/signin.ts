@@ -18,6 +18,7 @@ import type { EventLog } from '../events/eventLog';
 import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tokens/sessionTokens';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
+import { decoyAllowList } from './decoyAllowList';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -52,17 +53,24 @@ export class SigninService {
   ) {}
 
   /**
-   * Options for `navigator.credentials.get`. An unknown userId or alias gets an empty allow list,
-   * exactly like a discoverable sign-in, so the answer never reveals whether a user exists.
+   * Options for `navigator.credentials.get`. A name (userId or alias) that has no passkeys, because
+   * nobody has it or its user has none, gets a decoy allow list: stable for the name, shaped like a
+   * real one, made with the same queries as a real answer (an unknown alias still asks for
+   * credentials) from a secret cached with the app's token keys. So the answer does not tell who
+   * has an account. Such a sign-in cannot complete: only a passkey of the named user may answer it.
    */
   async begin(appId: string, input: z.output<typeof signinBeginSchema>) {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
     const config = await this.authConfigs.resolve(appId, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(appId, input.alias) : undefined);
-    const credentials = userId ? await this.hot.findUserCredentials(appId, userId, MAX_ALLOW_CREDENTIALS) : [];
-    // A named sign-in may only be answered by that user's passkey, even when the name was unknown
-    // (and the allow list therefore empty, exactly as for a discoverable sign-in).
+    // '' is nobody's userId: an unknown alias costs the same query as a known one.
+    const credentials = named ? await this.hot.findUserCredentials(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
+    const allowCredentials =
+      named && credentials.length === 0
+        ? decoyAllowList(await this.tokens.decoyKeyOf(appId), userId ? `user:${userId}` : `alias:${input.alias}`)
+        : credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
+    // A named sign-in may only be answered by that user's passkey.
     const { challenge, expiresAt } = await this.challenges.issue(appId, 'authentication', named ? (userId ?? '') : null);
     const session: SigninSession = {
       app: appId,
@@ -74,7 +82,7 @@ export class SigninService {
       userVerification: config.userVerification,
       purpose: config.purpose,
       ttlSeconds: config.timeToLiveSeconds,
-      allow: credentials.map((c) => c.descriptorId),
+      allow: allowCredentials.map((c) => c.id),
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -82,7 +90,7 @@ export class SigninService {
         challenge,
         timeout: this.challenges.timeoutMs,
         rpId,
-        allowCredentials: credentials.map((c) => descriptorOf(c.descriptorId, c.transports)),
+        allowCredentials,
         userVerification: config.userVerification,
       },
     };

@@ -92,7 +92,8 @@ export class EventLog {
     }
   }
 
-  record(appId: string, event: AppEvent): void {
+  /** Buffers an event; `performedAt` (epoch ms) when it happened before now (a tally of refused keys). */
+  record(appId: string, event: AppEvent, performedAt?: number): void {
     if (this.knownLogging(appId) === false) return;
     if (this.pending.length >= this.maxBuffered) {
       this.dropped += 1;
@@ -101,7 +102,7 @@ export class EventLog {
     this.pending.push({
       id: randomUUID(),
       tenant: appId,
-      performedAt: new Date(this.now()),
+      performedAt: new Date(performedAt ?? this.now()),
       eventType: event.type,
       severity: EVENT_TYPES[event.type],
       message: event.message,

@@ -8,29 +8,20 @@ import { emailAddress } from '../apps/apps';
 import type { EventLog } from '../events/eventLog';
 import type { Mailer } from '../../mail/mailer';
 import { magicLinkMessage } from './magicLinkMessage';
+import { fillLinkTemplate, linkTemplateProblem } from './linkTemplate';
 import { MAX_TOKEN_LIFETIME_MS, humanizeSeconds, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 
 const DEFAULT_TTL_SECONDS = 3600;
 const QUOTA_WINDOW_MS = 30 * 86_400_000;
-const TOKEN_PLACEHOLDER = '$TOKEN';
 
-/** An absolute http(s) URL with the `$TOKEN` placeholder (exact case: it is what gets replaced). */
+/** An absolute http(s) URL with the `$TOKEN` placeholder (exact case: it is what gets replaced); see linkTemplate.ts. */
 const urlTemplate = () =>
   looseString()
     .pipe(z.string().min(1, 'is required').max(2048, 'must be at most 2048 characters'))
     .superRefine((template, ctx) => {
-      if (!template.includes(TOKEN_PLACEHOLDER)) {
-        ctx.addIssue({ code: 'custom', message: 'must contain $TOKEN where the token goes, like so: https://www.example.com?token=$TOKEN' });
-        return;
-      }
-      let url: URL | undefined;
-      try {
-        url = new URL(template);
-      } catch {
-        // reported below
-      }
-      if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+      const problem = linkTemplateProblem(template);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 
 export const sendMagicLinkSchema = ciObject({
@@ -93,7 +84,7 @@ export class MagicLinkService {
         this.now(),
       ),
     );
-    const link = input.urlTemplate.replaceAll(TOKEN_PLACEHOLDER, encodeURIComponent(token));
+    const link = fillLinkTemplate(input.urlTemplate, token);
     try {
       await this.mailer.send(magicLinkMessage(input.emailAddress, link, ttlSeconds));
     } catch (error) {

@@ -5,6 +5,7 @@ import { appDeletedMeanwhile } from '../../core/storeProblem';
 import { TOKEN_PREFIXES } from '../../../shared/tokens';
 import type { Db } from '../../store';
 import { AppIncarnations } from '../apps/incarnations';
+import { NO_TOKEN_KEY_ENCRYPTION, storableKeyMaterial, unwrapKeyMaterial, type TokenKeyEncryption } from './tokenKeyWrapping';
 
 /**
  * Opaque tokens: `<prefix><base64url(JSON payload)>.<keyId>.<base64url(HMAC-SHA256)>`.
@@ -15,8 +16,9 @@ import { AppIncarnations } from '../apps/incarnations';
  * carries the incarnation too (`inc`), checked on opening. Apps made before incarnations have an
  * empty one: their tokens keep the original derivation and no `inc`, so tokens issued before an
  * upgrade verify after it. Keys rotate weekly; every key younger than
- * KEY_RETENTION_MS verifies. Payloads are signed, not encrypted: they hold nothing the browser
- * does not already know.
+ * KEY_RETENTION_MS verifies. With TOKEN_KEY_ENCRYPTION_KEY set, keys are stored wrapped
+ * (tokenKeyWrapping.ts), so a copy of the database alone cannot mint tokens. Payloads are signed,
+ * not encrypted: they hold nothing the browser does not already know.
  */
 /** The clients' kinds, plus `abort_`: the link in an account-deletion warning, which only this service reads. */
 const PREFIX = { ...TOKEN_PREFIXES, abort: 'abort_' } as const;
@@ -44,6 +46,8 @@ interface TokenKey {
 
 interface AppTokenKeys {
   keys: TokenKey[];
+  /** The app's decoy secret (App.decoyKey); undefined when the app does not exist or has none yet. */
+  decoyKey: Buffer | undefined;
   /** Undefined when the app does not exist. */
   incarnation: string | undefined;
   loadedAt: number;
@@ -120,14 +124,24 @@ export class TokenService {
     private readonly db: Db,
     private readonly now: () => number = Date.now,
     private readonly incarnations = new AppIncarnations(),
+    /** TOKEN_KEY_ENCRYPTION_KEY(_PREVIOUS): new keys are stored wrapped; plain and wrapped rows are read. */
+    private readonly encryption: TokenKeyEncryption = NO_TOKEN_KEY_ENCRYPTION,
   ) {}
 
   private async load(appId: string): Promise<AppTokenKeys> {
-    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, decoyKey: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
     const incarnation = app?.incarnation;
     if (incarnation !== undefined) this.incarnations.note(appId, incarnation);
+    const keys: TokenKey[] = [];
+    for (const row of app?.tokenKeys ?? []) {
+      // A key wrapped with a key-encryption key this process lacks verifies nothing and signs nothing
+      // (the service refuses to start in that state; see assertTokenKeysReadable).
+      const material = unwrapKeyMaterial(row.keyMaterial, this.encryption, appId, row.keyId);
+      if (material !== undefined) keys.push({ keyId: row.keyId, createdAt: row.createdAt.getTime(), macKey: deriveMacKey(appId, incarnation ?? '', material) });
+    }
     const entry: AppTokenKeys = {
-      keys: (app?.tokenKeys ?? []).map((r) => ({ keyId: r.keyId, createdAt: r.createdAt.getTime(), macKey: deriveMacKey(appId, incarnation ?? '', r.keyMaterial) })),
+      keys,
+      decoyKey: app?.decoyKey ? Buffer.from(app.decoyKey, 'hex') : undefined,
       incarnation,
       loadedAt: this.now(),
     };
@@ -171,8 +185,25 @@ export class TokenService {
     return { key, incarnation: entry.incarnation };
   }
 
+  /**
+   * The app's secret for decoy allow lists, cached with its token keys: signing the sign-in's
+   * session reads the same entry, so a decoy costs no round trip a real answer does not make.
+   * An app without one (made by a copy of an older database) gets one now.
+   */
+  async decoyKeyOf(appId: string): Promise<Buffer> {
+    let entry = await this.keysOf(appId);
+    if (entry.incarnation !== undefined && entry.decoyKey === undefined) {
+      await this.db.app.updateMany({ where: { id: appId, decoyKey: '' }, data: { decoyKey: randomBytes(32).toString('hex') } });
+      entry = await this.load(appId);
+    }
+    if (entry.decoyKey === undefined) throw appDeletedMeanwhile();
+    return entry.decoyKey;
+  }
+
   private async rotate(appId: string): Promise<AppTokenKeys> {
-    await this.db.tokenKey.create({ data: { tenant: appId, keyId: randomInt(1, 2 ** 31 - 1), keyMaterial: randomBytes(32).toString('base64'), createdAt: new Date(this.now()) } });
+    const keyId = randomInt(1, 2 ** 31 - 1);
+    const keyMaterial = storableKeyMaterial(randomBytes(32).toString('base64'), this.encryption, appId, keyId);
+    await this.db.tokenKey.create({ data: { tenant: appId, keyId, keyMaterial, createdAt: new Date(this.now()) } });
     await this.db.tokenKey.deleteMany({ where: { tenant: appId, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
     return this.load(appId);
   }
