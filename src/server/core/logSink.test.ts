@@ -1,5 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { boundedLogSink } from '../../src/server/core/logSink';
+import { boundedLogSink } from './logSink';
 
 // A real stream whose reader can stop and resume: a loopback TCP connection, read by this process.
 let server: Server;

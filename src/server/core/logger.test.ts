@@ -1,4 +1,4 @@
-import { createLogger } from '../../src/server/core/logger';
+import { createLogger } from './logger';
 
 describe('createLogger', () => {
   it('censors credential headers of any logged request, response or error object', () => {

@@ -1,4 +1,4 @@
-import { timeOrderedUuid } from '../../src/server/core/timeOrderedUuid';
+import { timeOrderedUuid } from './timeOrderedUuid';
 
 const CANONICAL_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

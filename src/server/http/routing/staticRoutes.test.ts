@@ -1,6 +1,6 @@
 import express, { type Express, type Router } from 'express';
 import request from 'supertest';
-import { staticRoutes } from '../../src/server/http/routing/staticRoutes';
+import { staticRoutes } from './staticRoutes';
 
 /**
  * A router whose routes overlap the ways the service's could: a parameter route before a fixed
