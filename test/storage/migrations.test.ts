@@ -159,6 +159,7 @@ const MODELS: ModelCase[] = [
       eventLoggingRetentionPeriod: 90,
       magicLinkEmailMonthlyQuota: 2147483647,
       maxUsers: 123456,
+      userCount: 2147483647,
       allowAttestation: true,
       isGenerateSignInTokenEndpointEnabled: false,
       isMagicLinksEnabled: false,
@@ -217,6 +218,12 @@ const MODELS: ModelCase[] = [
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
     nullable: ['isDiscoverable'],
+  },
+  {
+    model: 'User',
+    row: (k) => ({ tenant: `app${k}`, userId: `user-${k}-ü`, credentialsCount: 2147483647, aliasCount: 10 }),
+    key: (row) => ({ tenant_userId: { tenant: row.tenant, userId: row.userId } }),
+    nullable: [],
   },
   {
     model: 'Alias',
@@ -349,6 +356,40 @@ describe.each(providers())('migrations on %s', (provider) => {
     ]);
     expect(await s.db.dispatchedEmail.findMany({ select: { id: true, tenant: true } })).toEqual([{ id: 'sent1', tenant: 'oldapp' }]);
     expect(await columnNames(provider, database.url, 'DispatchedEmail')).toEqual(['createdAt', 'id', 'tenant']);
+  });
+
+  it("gives existing apps their users and user counts from the passkeys and aliases they hold", async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125020000');
+    await migrateWith(provider, database.url, before);
+    const credential = (app: string, id: string, userId: string) =>
+      `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin") VALUES ('${app}', '${id}', '${userId}', 'h', 'k', 'example.com', 'https://example.com')`;
+    const alias = (app: string, hash: string, userId: string) => `INSERT INTO "Alias" ("tenant", "aliasHash", "userId") VALUES ('${app}', '${hash}', '${userId}')`;
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail", "maxUsers") VALUES ('bigapp', 'owner@example.com', 5)`,
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('emptyapp', 'owner@example.com')`,
+      credential('bigapp', 'c1', 'alice'),
+      credential('bigapp', 'c2', 'alice'),
+      credential('bigapp', 'c3', 'bob'),
+      alias('bigapp', 'h1', 'bob'),
+      alias('bigapp', 'h2', 'carol'),
+      alias('bigapp', 'h3', 'carol'),
+    ]);
+    const s = open();
+    await s.migrate();
+    expect(await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, userCount: true } })).toEqual([
+      { id: 'bigapp', userCount: 2 },
+      { id: 'emptyapp', userCount: 0 },
+    ]);
+    expect(await s.db.user.findMany({ orderBy: { userId: 'asc' }, select: { tenant: true, userId: true, credentialsCount: true, aliasCount: true } })).toEqual([
+      { tenant: 'bigapp', userId: 'alice', credentialsCount: 2, aliasCount: 0 },
+      { tenant: 'bigapp', userId: 'bob', credentialsCount: 1, aliasCount: 1 },
+      { tenant: 'bigapp', userId: 'carol', credentialsCount: 0, aliasCount: 2 },
+    ]);
+    // What the service then answers is these figures, and they go on from there.
+    expect(await s.hot.countUsers('bigapp')).toBe(2);
+    expect(await s.hot.userCapacity('bigapp', 'carol')).toEqual({ userCount: 2, maxUsers: 5, hasPasskey: false });
+    await s.hot.deleteUser('bigapp', 'alice');
+    expect(await s.hot.countUsers('bigapp')).toBe(1);
   });
 
   it('applies the migrations exactly once when two replicas start together', async () => {

@@ -72,7 +72,7 @@ export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
   const { store, challenges, aliases, features: settings, events } = svc.services;
   const then = () => Date.now() - agoMs;
-  return new RegistrationService(store.db, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then).createToken(app.appId, input);
+  return new RegistrationService(store.hot, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then).createToken(app.appId, input);
 }
 
 /** A token of `kind` for `app` whose expiry lies `agoMs` in the past. */

@@ -94,7 +94,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   );
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
   const challenges = new ChallengeStore(db, store.hot, now);
-  const aliases = new AliasService(db, events);
+  const aliases = new AliasService(db, store.hot, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
@@ -116,11 +116,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now),
+    registration: new RegistrationService(store.hot, tokens, challenges, aliases, features, events, now),
     signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
     verification: new VerificationService(store.hot, tokens, features, events, now),
-    credentials: new CredentialService(db, events),
-    users: new UserService(db, events),
+    credentials: new CredentialService(store.hot, events),
+    users: new UserService(store.hot, events),
     authConfigs,
     events,
     magicLinks,
