@@ -160,6 +160,7 @@ const MODELS: ModelCase[] = [
       magicLinkEmailMonthlyQuota: 2147483647,
       maxUsers: 123456,
       userCount: 2147483647,
+      eventCount: 1000000,
       allowAttestation: true,
       isGenerateSignInTokenEndpointEnabled: false,
       isMagicLinksEnabled: false,
@@ -358,7 +359,7 @@ describe.each(providers())('migrations on %s', (provider) => {
     expect(await columnNames(provider, database.url, 'DispatchedEmail')).toEqual(['createdAt', 'id', 'tenant']);
   });
 
-  it("gives existing apps their users and user counts from the passkeys and aliases they hold", async () => {
+  it('gives existing apps their users, user counts and event counts from the rows they hold', async () => {
     const before = loadMigrations(provider).filter((m) => m.name < '20261125020000');
     await migrateWith(provider, database.url, before);
     const credential = (app: string, id: string, userId: string) =>
@@ -373,12 +374,13 @@ describe.each(providers())('migrations on %s', (provider) => {
       alias('bigapp', 'h1', 'bob'),
       alias('bigapp', 'h2', 'carol'),
       alias('bigapp', 'h3', 'carol'),
+      ...['e1', 'e2'].map((id) => `INSERT INTO "Event" ("id", "tenant", "eventType", "message", "severity", "performedBy", "subject") VALUES ('${id}', 'bigapp', 'ApiUserDeleted', 'm', 'Informational', 'System', 'alice')`),
     ]);
     const s = open();
     await s.migrate();
-    expect(await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, userCount: true } })).toEqual([
-      { id: 'bigapp', userCount: 2 },
-      { id: 'emptyapp', userCount: 0 },
+    expect(await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, userCount: true, eventCount: true } })).toEqual([
+      { id: 'bigapp', userCount: 2, eventCount: 2 },
+      { id: 'emptyapp', userCount: 0, eventCount: 0 },
     ]);
     expect(await s.db.user.findMany({ orderBy: { userId: 'asc' }, select: { tenant: true, userId: true, credentialsCount: true, aliasCount: true } })).toEqual([
       { tenant: 'bigapp', userId: 'alice', credentialsCount: 2, aliasCount: 0 },

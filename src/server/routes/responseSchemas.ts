@@ -87,6 +87,7 @@ export const eventPageAnswer = z.looseObject({
   tenantId: z.string(),
   events: z.array(z.looseObject({ id: z.string(), performedAt: timestamp(), message: z.string(), eventType: z.string() })),
   totalEventCount: z.number(),
+  next: z.string().nullable().describe('pass as `after` for the following page; null when this page was not full'),
 });
 
 export const appFeaturesAnswer = z.looseObject({

@@ -79,7 +79,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
-  const events = new EventLog(db, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
+  const events = new EventLog(db, store.hot, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
     flushIntervalMs,
     now,
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,

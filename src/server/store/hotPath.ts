@@ -4,7 +4,7 @@ export type { UnitOutcome } from './writeUnit';
 
 /**
  * The statements of every request that runs often (sign-in, verify, the registration ceremony,
- * credentials/list, users/count and users/list), run as prepared statements held for the life of
+ * credentials/list, users/count, users/list and /events), run as prepared statements held for the life of
  * the process on the driver itself (better-sqlite3, pg) rather than through Prisma, whose
  * per-query cost was about 45 % of a sign-in's CPU. Prisma owns the schema and every other query;
  * these read and write the same rows in the same encodings as Prisma does, so either side reads
@@ -45,6 +45,9 @@ export interface HotPath {
    * the key to continue after (null when this page reached the end).
    */
   usersPage(appId: string, after: string, limit: number): Promise<UsersPage>;
+
+  /** One page of the app's events, newest first, after the event `after` names (null: from the newest), and how many the app has (kept, not counted). */
+  eventsPage(appId: string, after: EventKey | null, limit: number): Promise<{ events: StoredEvent[]; total: number }>;
 
   /**
    * Stores a verified passkey, in one transaction with everything it changes: the user's aliases
@@ -130,6 +133,21 @@ export interface UserSummary {
 export interface UsersPage {
   users: UserSummary[];
   next: string | null;
+}
+
+/** Where an event sits in the log's order: newest first, ties broken by id. */
+export interface EventKey {
+  performedAt: number;
+  id: string;
+}
+
+export interface StoredEvent extends EventKey {
+  eventType: string;
+  message: string;
+  severity: string;
+  performedBy: string;
+  subject: string;
+  apiKeyId: string;
 }
 
 export interface NewAlias {

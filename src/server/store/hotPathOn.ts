@@ -108,6 +108,24 @@ export function hotPathOn(driver: HotDriver): HotPath {
       };
     },
 
+    async eventsPage(appId, after, limit) {
+      const [count, rows] = await Promise.all([
+        driver.read('eventCount', { tenant: appId }),
+        after === null ? driver.readAll('eventsPage', { tenant: appId, limit }) : driver.readAll('eventsPageAfter', { tenant: appId, performedAt: driver.time(after.performedAt), id: after.id, limit }),
+      ]);
+      const events = rows.map((row) => ({
+        id: row.id as string,
+        performedAt: driver.timeOf(row.performedAt),
+        eventType: row.eventType as string,
+        message: row.message as string,
+        severity: row.severity as string,
+        performedBy: row.performedBy as string,
+        subject: row.subject as string,
+        apiKeyId: row.apiKeyId as string,
+      }));
+      return { events, total: count ? Number(count.eventCount) : 0 };
+    },
+
     storeRegistration(registration: NewRegistration) {
       return driver.unit(registrationSteps(registration, driver));
     },

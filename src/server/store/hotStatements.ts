@@ -74,6 +74,23 @@ export const HOT_STATEMENTS = {
       FROM "Credential" WHERE "tenant" = @tenant AND "userId" > @after AND "userId" <= @last GROUP BY "userId"`,
   },
 
+  // --- /events: the app's log, newest first, by key -------------------------------------------
+  eventCount: {
+    kind: 'read',
+    sql: `SELECT "eventCount" FROM "App" WHERE "id" = @tenant`,
+  },
+  eventsPage: {
+    kind: 'read',
+    sql: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM "Event" WHERE "tenant" = @tenant ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+  },
+  /** The page after an event: its (time, id) key, on the (tenant, performedAt, id) index. */
+  eventsPageAfter: {
+    kind: 'read',
+    sql: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+  },
+
   // --- steps of the units that change users (writeUnits.ts) -----------------------------------
   /** A passkey for the user: their row locked (created if new), its count up; answers the new count. */
   addUserCredential: {
