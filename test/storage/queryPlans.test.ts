@@ -11,6 +11,7 @@ import { openStore, sqliteFilename, type Store } from '../../src/server/store';
 import { HOT_STATEMENTS, positionalStatement, type HotStatement } from '../../src/server/store/hotStatements';
 import { sqliteTime } from '../../src/server/store/sqliteHotPath';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
+import { seededUserId, seedUsers } from '../support/seedUsers';
 import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
 warnIfPostgresSkipped();
@@ -25,11 +26,11 @@ const T0 = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => unknown): Record<string, unknown> {
   return {
     tenant: 'planapp',
-    userId: 'user-10000',
+    userId: seededUserId(10_000),
     descriptorId: 'cred-10000',
-    id: 'planapp-event-10000',
-    after: 'user-10000',
-    last: 'user-10999',
+    id: 'planapp-event-0010000',
+    after: seededUserId(10_000),
+    last: seededUserId(10_999),
     limit: 1000,
     aliasCount: 1,
     aliasHash: 'alias-10000',
@@ -63,32 +64,6 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
   };
 }
 
-const SQLITE_SEED = (app: string) => `
-  WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${USERS - 1})
-  SELECT i, printf('user-%05d', i) AS userId FROM n`;
-
-async function seedSqlite(url: string): Promise<void> {
-  const db = openSqliteConnection(sqliteFilename(url));
-  const time = sqliteTime(T0);
-  try {
-    db.transaction(() => {
-      db.exec(`INSERT INTO "App" ("id", "adminEmail") SELECT printf('filler%05d', i), 'owner@example.com' FROM (${SQLITE_SEED('')}) WHERE i < ${FILLER_APPS}`);
-      db.exec(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt") SELECT printf('challenge-%05d', i), printf('filler%05d', i), 'authentication', '${sqliteTime(T0 + 90_000)}' FROM (${SQLITE_SEED('')}) WHERE i < ${FILLER_APPS}`);
-      for (const app of APPS) {
-        db.exec(`INSERT INTO "App" ("id", "adminEmail", "userCount", "eventCount") VALUES ('${app}', 'owner@example.com', ${USERS}, ${USERS})`);
-        db.exec(`INSERT INTO "User" ("tenant", "userId", "credentialsCount", "aliasCount") SELECT '${app}', userId, 1, 1 FROM (${SQLITE_SEED(app)})`);
-        db.exec(`INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin", "createdAt", "lastUsedAt")
-          SELECT '${app}', printf('cred-%05d', i), userId, 'h', 'k', 'example.com', 'https://example.com', '${time}', '${time}' FROM (${SQLITE_SEED(app)})`);
-        db.exec(`INSERT INTO "Alias" ("tenant", "aliasHash", "userId") SELECT '${app}', printf('alias-%05d', i), userId FROM (${SQLITE_SEED(app)})`);
-        db.exec(`INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject")
-          SELECT printf('${app}-event-%05d', i), '${app}', '${time}', 'ApiUserDeleted', 'm', 'Informational', 'System', userId FROM (${SQLITE_SEED(app)})`);
-      }
-    })();
-  } finally {
-    db.close();
-  }
-}
-
 async function withPostgres<T>(url: string, use: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -99,26 +74,29 @@ async function withPostgres<T>(url: string, use: (client: Client) => Promise<T>)
   }
 }
 
-async function seedPostgres(url: string): Promise<void> {
-  const time = new Date(T0).toISOString();
-  // Open challenges expire after the moment the statements are planned for, as real ones do.
-  const later = new Date(T0 + 90_000).toISOString();
-  await withPostgres(url, async (client) => {
-    await client.query(`INSERT INTO "App" ("id", "adminEmail") SELECT 'filler' || lpad(i::text, 5, '0'), 'owner@example.com' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
-    await client.query(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt")
-      SELECT 'challenge-' || lpad(i::text, 5, '0'), 'filler' || lpad(i::text, 5, '0'), 'authentication', '${later}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
-    for (const app of APPS) {
-      const series = `SELECT i, 'user-' || lpad(i::text, 5, '0') AS "userId" FROM generate_series(0, ${USERS - 1}) AS i`;
-      await client.query(`INSERT INTO "App" ("id", "adminEmail", "userCount", "eventCount") VALUES ('${app}', 'owner@example.com', ${USERS}, ${USERS})`);
-      await client.query(`INSERT INTO "User" ("tenant", "userId", "credentialsCount", "aliasCount") SELECT '${app}', "userId", 1, 1 FROM (${series}) s`);
-      await client.query(`INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin", "createdAt", "lastUsedAt")
-        SELECT '${app}', 'cred-' || lpad(i::text, 5, '0'), "userId", 'h', 'k', 'example.com', 'https://example.com', '${time}', '${time}' FROM (${series}) s`);
-      await client.query(`INSERT INTO "Alias" ("tenant", "aliasHash", "userId") SELECT '${app}', 'alias-' || lpad(i::text, 5, '0'), "userId" FROM (${series}) s`);
-      await client.query(`INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject")
-        SELECT '${app}-event-' || lpad(i::text, 5, '0'), '${app}', '${time}'::timestamp + (i || ' milliseconds')::interval, 'ApiUserDeleted', 'm', 'Informational', 'System', "userId" FROM (${series}) s`);
+/** Two apps of USERS users each, other apps and open challenges (so that the planner sees those tables at a size where a key beats reading them). */
+async function seed(provider: string, url: string): Promise<void> {
+  const expiresAt = T0 + 90_000; // open challenges expire after the moment the statements are planned for, as real ones do
+  if (provider === 'sqlite') {
+    const db = openSqliteConnection(sqliteFilename(url));
+    try {
+      const fillers = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${FILLER_APPS - 1}) SELECT i FROM n`;
+      db.exec(`INSERT INTO "App" ("id", "adminEmail") SELECT printf('filler%05d', i), 'owner@example.com' FROM (${fillers})`);
+      db.exec(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt") SELECT printf('challenge-%05d', i), printf('filler%05d', i), 'authentication', '${sqliteTime(expiresAt)}' FROM (${fillers})`);
+      for (const app of APPS) db.exec(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);
+    } finally {
+      db.close();
     }
-    await client.query('ANALYZE');
-  });
+  } else {
+    await withPostgres(url, async (client) => {
+      await client.query(`INSERT INTO "App" ("id", "adminEmail") SELECT 'filler' || lpad(i::text, 5, '0'), 'owner@example.com' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
+      await client.query(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt")
+        SELECT 'challenge-' || lpad(i::text, 5, '0'), 'filler' || lpad(i::text, 5, '0'), 'authentication', '${new Date(expiresAt).toISOString()}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
+      for (const app of APPS) await client.query(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);
+    });
+  }
+  // seedUsers analyses PostgreSQL's tables afterwards, as its autovacuum would.
+  for (const app of APPS) await seedUsers(url, app, { count: USERS, at: T0, events: true });
 }
 
 /** Every table access of a SQLite plan, and those that read a whole table. */
@@ -165,7 +143,7 @@ describe.each(providers())('query plans of the hot path on %s', (provider) => {
     database = await createTestDatabase(provider);
     store = openStore(database.url);
     await store.migrate();
-    await (provider === 'sqlite' ? seedSqlite(database.url) : seedPostgres(database.url));
+    await seed(provider, database.url);
   }, 120_000);
   afterAll(async () => {
     await store.close();
