@@ -352,6 +352,41 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
   });
 
+  describe('the event log', () => {
+    const event = (id: string, overrides: Record<string, unknown> = {}) => ({
+      id: `${tenant}-${id}`,
+      tenant,
+      performedAt: T0,
+      eventType: 'ApiUserDeleted',
+      message: 'The user\'s "passkeys" went: ünïcode',
+      severity: 'Informational',
+      performedBy: 'System',
+      subject: 'user-1',
+      apiKeyId: '',
+      ...overrides,
+    });
+
+    it('writes a batch of events Prisma reads back, with each app’s count, and pages it newest first by key', async () => {
+      const other = `${tenant}x`;
+      await store.db.app.create({ data: { id: other, adminEmail: 'owner@example.com' } });
+      const batch = [event('a', { performedAt: T0 + 1 }), event('b', { performedAt: T0 + 2, apiKeyId: 'ab12' }), event('c', { performedAt: T0 + 2 }), event('d', { tenant: other })];
+      await store.hot.writeEvents(batch);
+      expect(await store.db.event.findUnique({ where: { id: `${tenant}-b` } })).toEqual({ ...batch[1], performedAt: new Date(T0 + 2) });
+      expect((await store.db.app.findMany({ where: { id: { in: [tenant, other] } }, orderBy: { id: 'asc' }, select: { eventCount: true } })).map((a) => a.eventCount)).toEqual([3, 1]);
+      const first = await store.hot.eventsPage(tenant, null, 2);
+      expect(first).toEqual({ total: 3, events: [batch[2], batch[1]].map(({ tenant: _tenant, ...e }) => e) });
+      const rest = await store.hot.eventsPage(tenant, { performedAt: T0 + 2, id: `${tenant}-b` }, 2);
+      expect(rest.events.map((e) => e.id)).toEqual([`${tenant}-a`]);
+    });
+
+    it('refuses a whole batch with an event of an app that is gone, as a foreign-key violation', async () => {
+      const refusal = await store.hot.writeEvents([event('kept'), event('orphan', { tenant: 'noapp' })]).then(() => undefined, (e: unknown) => e);
+      expect(isForeignKeyViolation(refusal)).toBe(true);
+      expect(await store.db.event.count({ where: { tenant } })).toBe(0);
+      expect((await store.db.app.findUnique({ where: { id: tenant } }))!.eventCount).toBe(0);
+    });
+  });
+
   describe('redeemed tokens', () => {
     it('redeems a token id once per tenant, in a row Prisma reads with its expiry', async () => {
       expect(await store.hot.redeemToken(tenant, 'token-1', T0)).toBe(true);

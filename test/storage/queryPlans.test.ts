@@ -8,7 +8,7 @@
  */
 import { Client } from 'pg';
 import { openStore, sqliteFilename, type Store } from '../../src/server/store';
-import { HOT_STATEMENTS, positionalStatement, type HotStatement } from '../../src/server/store/hotStatements';
+import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from '../../src/server/store/hotStatements';
 import { sqliteTime } from '../../src/server/store/sqliteHotPath';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { seededUserId, seedUsers } from '../support/seedUsers';
@@ -61,6 +61,8 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     isDiscoverable: null,
     createdAt: encodeTime(T0),
     lastUsedAt: encodeTime(T0),
+    events: '[]',
+    count: 1,
   };
 }
 
@@ -103,9 +105,10 @@ async function seed(provider: string, url: string): Promise<void> {
 function sqlitePlan(url: string, statement: HotStatement, params: Record<string, unknown>): { details: string[]; scans: string[] } {
   const db = openSqliteConnection(sqliteFilename(url), { readonly: true });
   try {
-    const rows = db.prepare(`EXPLAIN QUERY PLAN ${HOT_STATEMENTS[statement].sql}`).all(params) as { detail: string }[];
+    const rows = db.prepare(`EXPLAIN QUERY PLAN ${statementSql(statement, 'sqlite')}`).all(params) as { detail: string }[];
     const details = rows.map((r) => r.detail);
-    return { details, scans: details.filter((d) => /^SCAN /.test(d) && d !== 'SCAN CONSTANT ROW') };
+    // json_each reads the statement's own parameter (a batch of events), not a table.
+    return { details, scans: details.filter((d) => /^SCAN /.test(d) && d !== 'SCAN CONSTANT ROW' && !/^SCAN json_each /.test(d)) };
   } finally {
     db.close();
   }
@@ -126,7 +129,7 @@ const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).fla
 
 /** The plan PostgreSQL makes for the statement with these values; `analyze` runs it (reads only) and adds the rows each step produced. */
 async function postgresPlan(url: string, statement: HotStatement, params: Record<string, unknown>, { analyze = false } = {}): Promise<PlanNode[]> {
-  const { text, names } = positionalStatement(HOT_STATEMENTS[statement].sql);
+  const { text, names } = positionalStatement(statementSql(statement, 'postgresql'));
   return withPostgres(url, async (client) => {
     const { rows } = await client.query(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${text}`, names.map((name) => params[name]));
     return nodesOf((rows[0]['QUERY PLAN'] as { Plan: PlanNode }[])[0].Plan);
@@ -174,7 +177,8 @@ describe.each(providers())('query plans of the hot path on %s', (provider) => {
 
     it.each(STATEMENTS.map((s) => [s]))('%s searches keys and indexes only, never a table scan', async (statement) => {
       const nodes = await postgresPlan(database.url, statement, params);
-      const scans = nodes.filter((n) => /Scan/.test(n['Node Type']));
+      // A function scan reads the statement's own parameter (a batch of events as JSON), not a table.
+      const scans = nodes.filter((n) => /Scan/.test(n['Node Type']) && n['Node Type'] !== 'Function Scan');
       expect({ statement, seqScans: scans.filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']) }).toEqual({ statement, seqScans: [] });
       // A bitmap heap scan reads the rows its bitmap index scan found, by the index condition.
       for (const scan of scans.filter((n) => n['Node Type'] !== 'Bitmap Heap Scan')) {

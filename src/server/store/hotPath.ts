@@ -46,6 +46,11 @@ export interface HotPath {
    */
   usersPage(appId: string, after: string, limit: number): Promise<UsersPage>;
 
+  /**
+   * Writes a batch of events, whatever their apps, with each app's count of them, in one
+   * transaction; an event of an app that is gone rejects the batch with the driver's foreign-key error.
+   */
+  writeEvents(events: NewEvent[]): Promise<void>;
   /** One page of the app's events, newest first, after the event `after` names (null: from the newest), and how many the app has (kept, not counted). */
   eventsPage(appId: string, after: EventKey | null, limit: number): Promise<{ events: StoredEvent[]; total: number }>;
 
@@ -148,6 +153,10 @@ export interface StoredEvent extends EventKey {
   performedBy: string;
   subject: string;
   apiKeyId: string;
+}
+
+export interface NewEvent extends StoredEvent {
+  tenant: string;
 }
 
 export interface NewAlias {

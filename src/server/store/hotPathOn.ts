@@ -1,6 +1,6 @@
 import type { ChallengeRow, CredentialUse, HotPath, NewRegistration, StoredCredential, UserSummary } from './hotPath';
 import type { HotDriver } from './hotDriver';
-import { aliasReplacementSteps, credentialDeletionSteps, registrationSteps, userDeletionSteps } from './writeUnits';
+import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps } from './writeUnits';
 
 const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
 
@@ -108,6 +108,10 @@ export function hotPathOn(driver: HotDriver): HotPath {
       };
     },
 
+    async writeEvents(events) {
+      if (events.length === 0) return;
+      await driver.unit(eventWritingSteps(events, driver));
+    },
     async eventsPage(appId, after, limit) {
       const [count, rows] = await Promise.all([
         driver.read('eventCount', { tenant: appId }),

@@ -1,7 +1,8 @@
 /**
- * Every statement of the hot path, once for both databases: `@name` parameters (better-sqlite3
- * binds them by name; the PostgreSQL driver turns them into `$1…` in order of first use, see
- * `positionalStatement`). Values arrive already in the store's encoding (times, booleans).
+ * Every statement of the hot path, once for both databases (`postgres` where the dialects differ):
+ * `@name` parameters (better-sqlite3 binds them by name; the PostgreSQL driver turns them into
+ * `$1…` in order of first use, see `positionalStatement`). Values arrive already in the store's
+ * encoding (times, booleans).
  *
  * Each is a primary-key or index search scoped by the app: none reads more rows than it answers
  * (a user's passkeys, one page of users), whatever the size of the app. test/storage/queryPlans.test.ts
@@ -91,6 +92,22 @@ export const HOT_STATEMENTS = {
       FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
   },
 
+  /** A batch of events from one JSON array (their columns by name, times in the store's encoding): one statement however many. */
+  insertEvents: {
+    kind: 'write',
+    sql: `INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId")
+      SELECT value ->> 'id', value ->> 'tenant', value ->> 'performedAt', value ->> 'eventType', value ->> 'message', value ->> 'severity',
+        value ->> 'performedBy', value ->> 'subject', value ->> 'apiKeyId' FROM json_each(@events)`,
+    postgres: `INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId")
+      SELECT "id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM json_populate_recordset(NULL::"Event", CAST(@events AS json))`,
+  },
+  /** An app's events written in the same batch, on its count (which events sweeps take back off). */
+  countEvents: {
+    kind: 'write',
+    sql: `UPDATE "App" SET "eventCount" = "eventCount" + @count WHERE "id" = @tenant`,
+  },
+
   // --- steps of the units that change users (writeUnits.ts) -----------------------------------
   /** A passkey for the user: their row locked (created if new), its count up; answers the new count. */
   addUserCredential: {
@@ -157,7 +174,13 @@ export const HOT_STATEMENTS = {
     kind: 'write',
     sql: `DELETE FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId`,
   },
-} as const satisfies Record<string, { kind: 'read' | 'write'; sql: string }>;
+} as const satisfies Record<string, { kind: 'read' | 'write'; sql: string; postgres?: string }>;
+
+/** The statement's text on a provider: the one text, or PostgreSQL's own where the two dialects differ. */
+export const statementSql = (statement: HotStatement, provider: 'sqlite' | 'postgresql'): string => {
+  const entry: { sql: string; postgres?: string } = HOT_STATEMENTS[statement];
+  return provider === 'postgresql' ? (entry.postgres ?? entry.sql) : entry.sql;
+};
 
 export type HotStatement = keyof typeof HOT_STATEMENTS;
 export type HotRead = { [K in HotStatement]: (typeof HOT_STATEMENTS)[K]['kind'] extends 'read' ? K : never }[HotStatement];

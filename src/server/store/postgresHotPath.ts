@@ -2,7 +2,7 @@ import { Pool, types, type PoolClient, type QueryResult } from 'pg';
 import type { HotPath } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, positionalStatement, type HotStatement } from './hotStatements';
+import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from './hotStatements';
 import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
 
 /**
@@ -22,7 +22,7 @@ const timeOf = (value: unknown): number => Date.parse(`${String(value).replace('
 // Named statements: pg prepares each once per pooled connection and reuses it.
 const STATEMENTS = Object.fromEntries(
   (Object.keys(HOT_STATEMENTS) as HotStatement[]).map((name) => {
-    const { text, names } = positionalStatement(HOT_STATEMENTS[name].sql);
+    const { text, names } = positionalStatement(statementSql(name, 'postgresql'));
     return [name, { name: `hot_${name}`, text, names, returnsRows: /^SELECT\b|\bRETURNING\b/.test(text) }];
   }),
 ) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;

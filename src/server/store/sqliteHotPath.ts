@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import type { HotPath } from './hotPath';
 import type { HotDriver } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, type HotRead, type HotStatement } from './hotStatements';
+import { HOT_STATEMENTS, statementSql, type HotRead, type HotStatement } from './hotStatements';
 import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CONNECTION_SETUP } from './sqlite';
 import { startSqliteWriter } from './sqliteWriter';
 
@@ -13,7 +13,7 @@ import { startSqliteWriter } from './sqliteWriter';
 export const sqliteTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
 
 const names = Object.keys(HOT_STATEMENTS) as HotStatement[];
-const WRITES = Object.fromEntries(names.filter((name) => HOT_STATEMENTS[name].kind === 'write').map((name) => [name, HOT_STATEMENTS[name].sql]));
+const WRITES = Object.fromEntries(names.filter((name) => HOT_STATEMENTS[name].kind === 'write').map((name) => [name, statementSql(name, 'sqlite')]));
 const READS = names.filter((name): name is HotRead => HOT_STATEMENTS[name].kind === 'read');
 type Reads = Record<HotRead, Database.Statement>;
 
@@ -34,7 +34,7 @@ export function openSqliteHotPath(filename: string): HotPath {
     if (connection) return connection;
     const db = openSqliteConnection(filename);
     db.pragma('busy_timeout = 0');
-    const reads = Object.fromEntries(READS.map((name) => [name, db.prepare(HOT_STATEMENTS[name].sql)])) as Reads;
+    const reads = Object.fromEntries(READS.map((name) => [name, db.prepare(statementSql(name, 'sqlite'))])) as Reads;
     connection = { db, reads, writer: startSqliteWriter(filename, SQLITE_CONNECTION_SETUP, SQLITE_BUSY_TIMEOUT_MS, WRITES) };
     return connection;
   };

@@ -1,4 +1,4 @@
-import type { NewAlias, NewRegistration } from './hotPath';
+import type { NewAlias, NewEvent, NewRegistration } from './hotPath';
 import type { StoreEncoding } from './hotDriver';
 import type { HotWrite } from './hotStatements';
 import type { UnitStep } from './writeUnit';
@@ -80,4 +80,14 @@ export function userDeletionSteps(tenant: string, userId: string): UnitStep[] {
 /** The user's alias set replaced; a user left with neither passkeys nor aliases is gone. */
 export function aliasReplacementSteps(tenant: string, userId: string, aliases: NewAlias[]): UnitStep[] {
   return [step('setUserAliasCount', { tenant, userId, aliasCount: aliases.length }), ...aliasSteps(tenant, userId, aliases), step('deleteEmptyUser', { tenant, userId })];
+}
+
+/** A batch of the event log: the events in one statement, and each app's count of them. */
+export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): UnitStep[] {
+  const perApp = new Map<string, number>();
+  for (const event of events) perApp.set(event.tenant, (perApp.get(event.tenant) ?? 0) + 1);
+  return [
+    step('insertEvents', { events: JSON.stringify(events.map((event) => ({ ...event, performedAt: encoding.time(event.performedAt) }))) }),
+    ...[...perApp].map(([tenant, count]) => step('countEvents', { tenant, count })),
+  ];
 }
