@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
+import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { cursorParameter, encodeCursor } from '../../core/pageCursor';
 import { ciObject, queryInt } from '../../core/validation';
 import type { Db, HotPath } from '../../store';
@@ -113,10 +113,12 @@ export class EventLog {
       this.dropped += 1;
       return;
     }
+    const now = this.now();
     this.pending.push({
-      id: randomUUID(),
+      // Time-ordered, so that the log's primary key grows at its end, as its (tenant, time) index does.
+      id: timeOrderedUuid(now),
       tenant: appId,
-      performedAt: this.now(),
+      performedAt: now,
       eventType: event.type,
       severity: EVENT_TYPES[event.type],
       message: event.message,
