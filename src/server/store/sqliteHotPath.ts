@@ -40,14 +40,19 @@ export function openSqliteHotPath(filename: string): HotPath {
   };
   const read = async <T>(run: (s: Reads) => T): Promise<T> => {
     const { reads } = open();
+    try {
+      return run(reads);
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
     const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
     for (let wait = 1; ; wait = Math.min(wait * 2, 25)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
       try {
         return run(reads);
       } catch (error) {
         if (!isBusy(error) || Date.now() >= deadline) throw error;
       }
-      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   };
   const driver: HotDriver = {
