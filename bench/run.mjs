@@ -150,7 +150,7 @@ function summarise(runs) {
 async function measure(loader, scenario, target, runs = RUNS, warmupSeconds = WARMUP_SECONDS, runSeconds = RUN_SECONDS) {
   log(`  ${scenario.name} ...`);
   const result = summarise(await loader.run({ scenario, target, warmupSeconds, runs, runSeconds, connections: CONNECTIONS }));
-  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req${result.databaseCpuUsPerRequest === undefined ? '' : ` (+ ${Math.round(result.databaseCpuUsPerRequest)} µs in PostgreSQL)`}, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
   return { name: scenario.name, ...result };
 }
 
@@ -174,8 +174,9 @@ async function measurePaired(loader, scenario, target, baseline) {
     expectedRate = Math.max(expectedRate, run.requestsPerSecond);
   }
   const result = { name: scenario.name, ...summarise(serviceRuns), baselineName: baseline.id, baseline: summarise(baselineRuns) };
+  if (serviceRuns[0].databaseCpuUsPerRequest !== undefined) result.databaseCpuUsPerRequest = median(serviceRuns.map((run) => run.databaseCpuUsPerRequest));
   result.ratio = median(serviceRuns.map((run, i) => run.requestsPerSecond / baselineRuns[i].requestsPerSecond));
-  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req, p99 ${result.p99} ms, non-2xx ${result.non2xx}; ${baseline.id} ${Math.round(result.baseline.requestsPerSecond)} req/s; ratio ${result.ratio.toFixed(2)}`);
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req${result.databaseCpuUsPerRequest === undefined ? '' : ` (+ ${Math.round(result.databaseCpuUsPerRequest)} µs in PostgreSQL)`}, p99 ${result.p99} ms, non-2xx ${result.non2xx}; ${baseline.id} ${Math.round(result.baseline.requestsPerSecond)} req/s; ratio ${result.ratio.toFixed(2)}`);
   return result;
 }
 
@@ -198,6 +199,8 @@ async function createPostgresDatabase(adminUrl) {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    /** Where the loader finds the server's backends for this database, to add up their CPU over a run. */
+    cpu: { adminUrl, name },
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
@@ -274,7 +277,7 @@ async function main() {
       if (!created.ok) throw new Error(`creating the app: ${created.status} ${await created.text()}`);
       const app = await created.json();
       const secret = { ApiSecret: app.apiSecret1 };
-      const target = { url: service.url, pid: service.pid, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile };
+      const target = { url: service.url, pid: service.pid, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile, database: postgres?.cpu };
       let fillers = 0;
       /** Fills the database up to `size` passkeys, straight in the service's row format; how it went. */
       const seedTo = async (size) => {
@@ -284,7 +287,7 @@ async function main() {
         const seconds = await seedCredentials(databaseUrl, { tenant: 'bench', signers: first ? signers : [], fillerKey: signers[0].publicKey, count: adding, firstFiller: fillers, rpId: RPID, origin: ORIGIN });
         fillers += Math.max(0, adding - (first ? signers.length : 0));
         const seeded = { size, before: existing, added: adding, seconds, credentials: await countCredentials(databaseUrl) };
-        log(`  ${seeded.credentials} passkeys: ${adding} seeded straight into the database in the service's row format (User, Credential and Alias rows, the app's userCount) in ${seconds.toFixed(1)} s`);
+        log(`  ${seeded.credentials} passkeys: ${adding} seeded straight into the database in the service's row format (User, Credential and Alias rows, the app's user count) in ${seconds.toFixed(1)} s`);
         return seeded;
       };
       /** The scenarios, by name: what each request is, and the baseline it is paired with. */
@@ -382,9 +385,9 @@ async function main() {
 
 const pad = (v, n) => String(v).padStart(n);
 const fixed = (v, digits = 2) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(digits));
-const tableHeader = `${'scenario'.padEnd(34)}${pad('req/s', 9)}${pad('cpu µs', 8)}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs  ${pad('its req/s', 9)} ${pad('ratio', 6)}`;
+const tableHeader = `${'scenario'.padEnd(34)}${pad('req/s', 9)}${pad('cpu µs', 8)}${args.postgres ? pad('pg µs', 7) : ''}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs  ${pad('its req/s', 9)} ${pad('ratio', 6)}`;
 const tableRow = (r) =>
-  `${r.name.padEnd(34)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(Number.isFinite(r.cpuUsPerRequest) ? Math.round(r.cpuUsPerRequest) : '', 8)}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(3)} ${pad(r.baseline ? Math.round(r.baseline.requestsPerSecond) : '', 9)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}`;
+  `${r.name.padEnd(34)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(Number.isFinite(r.cpuUsPerRequest) ? Math.round(r.cpuUsPerRequest) : '', 8)}${args.postgres ? pad(Number.isFinite(r.databaseCpuUsPerRequest) ? Math.round(r.databaseCpuUsPerRequest) : '', 7) : ''}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(3)} ${pad(r.baseline ? Math.round(r.baseline.requestsPerSecond) : '', 9)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}`;
 
 /** The table, ratios and PASS/FAIL against the targets (docs/performance.md); the JSON beside it. */
 function report({ baselines, results, memory }) {
@@ -490,7 +493,7 @@ function scaleReport(results, memory, check) {
   lines.push(
     '',
     ...memory.sizes.map((m) => `at ${sizeLabel(m.size)}: ${m.credentials} passkeys when measured; RSS ${m.rssMb.toFixed(0)} MB after its scenarios, peak ${m.peakMb.toFixed(0)} MB during them; ${m.seconds.toFixed(0)} s`),
-    ...memory.seeded.map((s) => `seeded: ${s.added} passkeys straight into the database in the service's own row format (User, Credential, Alias rows; App.userCount), not through the API, in ${s.seconds.toFixed(1)} s (${s.credentials} in all)`),
+    ...memory.seeded.map((s) => `seeded: ${s.added} passkeys straight into the database in the service's own row format (User, Credential, Alias rows; the app's AppCounter row), not through the API, in ${s.seconds.toFixed(1)} s (${s.credentials} in all)`),
     '',
     tableHeader,
     ...Object.values(results).map(tableRow),

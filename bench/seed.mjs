@@ -1,7 +1,7 @@
 // Seeds users straight into the database (100 000 or 1 000 000 in seconds, not through HTTP), in the
 // service's own row format: each user a User row, one passkey (Credential) and one hashed alias, as
-// the middleware registers them (the email address as alias), and the app's userCount raised by as
-// many, all in one transaction. First the signers' rows (the load generator signs in with them),
+// the middleware registers them (the email address as alias), and the app's user count (its
+// AppCounter row) raised by as many, all in one transaction. First the signers' rows (the load generator signs in with them),
 // then filler users up to the wanted total of passkeys.
 import { createHash, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -62,7 +62,7 @@ export async function seedCredentials(databaseUrl, { tenant, signers, fillerKey,
           for (const row of chunk.aliases) insertAlias.run(row);
           users += chunk.users.length;
         }
-        db.prepare(`UPDATE "App" SET "userCount" = "userCount" + ? WHERE "id" = ?`).run(users, tenant);
+        db.prepare(`INSERT INTO "AppCounter" ("tenant", "userCount") VALUES (?, ?) ON CONFLICT ("tenant") DO UPDATE SET "userCount" = "userCount" + excluded."userCount"`).run(tenant, users);
       })();
     } finally {
       db.close();
@@ -85,7 +85,7 @@ export async function seedCredentials(databaseUrl, { tenant, signers, fillerKey,
       if (chunk.aliases.length > 0) await client.query(`INSERT INTO "Alias" ("tenant", "aliasHash", "userId") SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`, columnsOf(chunk.aliases, 3));
       users += chunk.users.length;
     }
-    await client.query(`UPDATE "App" SET "userCount" = "userCount" + $1 WHERE "id" = $2`, [users, tenant]);
+    await client.query(`INSERT INTO "AppCounter" ("tenant", "userCount") VALUES ($1, $2) ON CONFLICT ("tenant") DO UPDATE SET "userCount" = "AppCounter"."userCount" + excluded."userCount"`, [tenant, users]);
     await client.query('COMMIT');
     // As autovacuum would soon after a load this size: the planner's statistics of the new rows.
     await client.query('ANALYZE "User", "Credential", "Alias"');

@@ -166,7 +166,7 @@ describe.each(providers())('event log on %s', (provider) => {
     const { db } = svc.services.store;
     const old = { tenant: app.appId, performedAt: new Date(Date.now() - 8 * 86_400_000), eventType: 'ApiUserDeleted', message: 'm', severity: 'Informational', performedBy: 'System', subject: 'old' };
     // Written as the event log writes them: the rows and the app's count together.
-    await db.$transaction([db.event.createMany({ data: [{ ...old, id: `${app.appId}-a` }, { ...old, id: `${app.appId}-b` }] }), db.app.update({ where: { id: app.appId }, data: { eventCount: { increment: 2 } } })]);
+    await db.$transaction([db.event.createMany({ data: [{ ...old, id: `${app.appId}-a` }, { ...old, id: `${app.appId}-b` }] }), db.appCounter.update({ where: { tenant: app.appId }, data: { eventCount: { increment: 2 } } })]);
     expect((await eventsOf(app)).totalEventCount).toBe(4);
     await svc.services.events.sweep();
     const page = await eventsOf(app);

@@ -50,7 +50,7 @@ describe.each(providers())('maxUsers under concurrent registrations on %s', (pro
       credentials: await db.credential.count({ where: { tenant: app.appId } }),
       users: await db.user.count({ where: { tenant: app.appId } }),
       aliases: await db.alias.count({ where: { tenant: app.appId } }),
-      userCount: (await db.app.findUniqueOrThrow({ where: { id: app.appId } })).userCount,
+      userCount: (await db.appCounter.findUniqueOrThrow({ where: { tenant: app.appId } })).userCount,
     };
   };
 

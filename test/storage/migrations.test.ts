@@ -159,8 +159,6 @@ const MODELS: ModelCase[] = [
       eventLoggingRetentionPeriod: 90,
       magicLinkEmailMonthlyQuota: 2147483647,
       maxUsers: 123456,
-      userCount: 2147483647,
-      eventCount: 1000000,
       allowAttestation: true,
       isGenerateSignInTokenEndpointEnabled: false,
       isMagicLinksEnabled: false,
@@ -219,6 +217,12 @@ const MODELS: ModelCase[] = [
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
     nullable: ['isDiscoverable'],
+  },
+  {
+    model: 'AppCounter',
+    row: (k) => ({ tenant: `app${k}`, userCount: 2147483647, eventCount: 1000000 }),
+    key: (row) => ({ tenant: row.tenant }),
+    nullable: [],
   },
   {
     model: 'User',
@@ -378,9 +382,9 @@ describe.each(providers())('migrations on %s', (provider) => {
     ]);
     const s = open();
     await s.migrate();
-    expect(await s.db.app.findMany({ orderBy: { id: 'asc' }, select: { id: true, userCount: true, eventCount: true } })).toEqual([
-      { id: 'bigapp', userCount: 2, eventCount: 2 },
-      { id: 'emptyapp', userCount: 0, eventCount: 0 },
+    expect(await s.db.appCounter.findMany({ orderBy: { tenant: 'asc' }, select: { tenant: true, userCount: true, eventCount: true } })).toEqual([
+      { tenant: 'bigapp', userCount: 2, eventCount: 2 },
+      { tenant: 'emptyapp', userCount: 0, eventCount: 0 },
     ]);
     expect(await s.db.user.findMany({ orderBy: { userId: 'asc' }, select: { tenant: true, userId: true, credentialsCount: true, aliasCount: true } })).toEqual([
       { tenant: 'bigapp', userId: 'alice', credentialsCount: 2, aliasCount: 0 },

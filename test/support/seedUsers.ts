@@ -17,7 +17,7 @@ export interface SeedOptions {
 
 /**
  * Gives an existing app `count` users straight in the database, in one statement per table, in the
- * rows the service writes (User rows, passkeys, aliases, the app's counts): a registration a
+ * rows the service writes (User rows, passkeys, aliases, the app's counter row): a registration a
  * user at a time would take minutes at these sizes.
  */
 export async function seedUsers(databaseUrl: string, appId: string, { count, at, events = false }: SeedOptions): Promise<void> {
@@ -37,7 +37,8 @@ export async function seedUsers(databaseUrl: string, appId: string, { count, at,
             SELECT printf('${appId}-event-%07d', i), '${appId}', strftime('%Y-%m-%dT%H:%M:%f+00:00', '${new Date(at).toISOString()}', '+' || (i / 1000.0) || ' seconds'),
               'ApiUserDeleted', 'm', 'Informational', 'System', userId FROM (${users})`);
         }
-        db.prepare(`UPDATE "App" SET "userCount" = "userCount" + ?, "eventCount" = "eventCount" + ? WHERE "id" = ?`).run(count, events ? count : 0, appId);
+        db.prepare(`INSERT INTO "AppCounter" ("tenant", "userCount", "eventCount") VALUES (?, ?, ?)
+          ON CONFLICT ("tenant") DO UPDATE SET "userCount" = "userCount" + excluded."userCount", "eventCount" = "eventCount" + excluded."eventCount"`).run(appId, count, events ? count : 0);
       })();
     } finally {
       db.close();
@@ -59,7 +60,11 @@ export async function seedUsers(databaseUrl: string, appId: string, { count, at,
       await client.query(`INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject")
         SELECT '${appId}-event-' || lpad(i::text, 7, '0'), '${appId}', '${time}'::timestamp + (i || ' milliseconds')::interval, 'ApiUserDeleted', 'm', 'Informational', 'System', "userId" FROM (${users}) s`);
     }
-    await client.query(`UPDATE "App" SET "userCount" = "userCount" + $1, "eventCount" = "eventCount" + $2 WHERE "id" = $3`, [count, events ? count : 0, appId]);
+    await client.query(
+      `INSERT INTO "AppCounter" ("tenant", "userCount", "eventCount") VALUES ($1, $2, $3)
+        ON CONFLICT ("tenant") DO UPDATE SET "userCount" = "AppCounter"."userCount" + excluded."userCount", "eventCount" = "AppCounter"."eventCount" + excluded."eventCount"`,
+      [appId, count, events ? count : 0],
+    );
     await client.query('COMMIT');
     await client.query('ANALYZE');
   } catch (error) {

@@ -74,7 +74,7 @@ export function hotPathOn(driver: HotDriver): HotPath {
       const row = await driver.read('userCapacity', { tenant: appId, userId });
       if (!row) return undefined;
       return {
-        userCount: Number(row.userCount),
+        userCount: row.userCount === null ? 0 : Number(row.userCount),
         maxUsers: row.maxUsers === null ? null : Number(row.maxUsers),
         hasPasskey: row.credentialsCount !== null && Number(row.credentialsCount) > 0,
       };

@@ -52,12 +52,13 @@ export const HOT_STATEMENTS = {
   },
   userCapacity: {
     kind: 'read',
-    sql: `SELECT "userCount", "maxUsers", (SELECT "credentialsCount" FROM "User" WHERE "tenant" = @tenant AND "userId" = @userId) AS "credentialsCount"
+    sql: `SELECT "maxUsers", (SELECT "userCount" FROM "AppCounter" WHERE "tenant" = @tenant) AS "userCount",
+        (SELECT "credentialsCount" FROM "User" WHERE "tenant" = @tenant AND "userId" = @userId) AS "credentialsCount"
       FROM "App" WHERE "id" = @tenant`,
   },
   countUsers: {
     kind: 'read',
-    sql: `SELECT "userCount" FROM "App" WHERE "id" = @tenant`,
+    sql: `SELECT "userCount" FROM "AppCounter" WHERE "tenant" = @tenant`,
   },
   /** One page of userIds after a key ('' = from the start): the primary key, in its order. */
   usersPage: {
@@ -78,7 +79,7 @@ export const HOT_STATEMENTS = {
   // --- /events: the app's log, newest first, by key -------------------------------------------
   eventCount: {
     kind: 'read',
-    sql: `SELECT "eventCount" FROM "App" WHERE "id" = @tenant`,
+    sql: `SELECT "eventCount" FROM "AppCounter" WHERE "tenant" = @tenant`,
   },
   eventsPage: {
     kind: 'read',
@@ -105,7 +106,8 @@ export const HOT_STATEMENTS = {
   /** An app's events written in the same batch, on its count (which events sweeps take back off). */
   countEvents: {
     kind: 'write',
-    sql: `UPDATE "App" SET "eventCount" = "eventCount" + @count WHERE "id" = @tenant`,
+    sql: `INSERT INTO "AppCounter" ("tenant", "eventCount") VALUES (@tenant, @count)
+      ON CONFLICT ("tenant") DO UPDATE SET "eventCount" = "AppCounter"."eventCount" + excluded."eventCount"`,
   },
 
   // --- steps of the units that change users (writeUnits.ts) -----------------------------------
@@ -122,14 +124,19 @@ export const HOT_STATEMENTS = {
       ON CONFLICT ("tenant", "userId") DO UPDATE SET "credentialsCount" = "User"."credentialsCount" + 1, "aliasCount" = excluded."aliasCount"
       RETURNING "credentialsCount"`,
   },
-  /** The app gains a user, unless that would pass its maxUsers: the check and the count in one statement. */
+  /**
+   * The app gains a user, unless that would pass its maxUsers: the check and the count in one
+   * statement on the counter row (made by the app's first user). Changes no row when the app is full.
+   */
   countNewUser: {
     kind: 'write',
-    sql: `UPDATE "App" SET "userCount" = "userCount" + 1 WHERE "id" = @tenant AND ("maxUsers" IS NULL OR "userCount" < "maxUsers")`,
+    sql: `INSERT INTO "AppCounter" ("tenant", "userCount") SELECT "id", 1 FROM "App" WHERE "id" = @tenant AND ("maxUsers" IS NULL OR "maxUsers" > 0)
+      ON CONFLICT ("tenant") DO UPDATE SET "userCount" = "AppCounter"."userCount" + 1
+      WHERE "AppCounter"."userCount" < COALESCE((SELECT "maxUsers" FROM "App" WHERE "App"."id" = "AppCounter"."tenant"), 2147483647)`,
   },
   uncountUser: {
     kind: 'write',
-    sql: `UPDATE "App" SET "userCount" = "userCount" - 1 WHERE "id" = @tenant AND "userCount" > 0`,
+    sql: `UPDATE "AppCounter" SET "userCount" = "userCount" - 1 WHERE "tenant" = @tenant AND "userCount" > 0`,
   },
   insertCredential: {
     kind: 'write',

@@ -25,7 +25,7 @@ const HOT_POOL_MAX = 10;
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | '$transaction'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | '$transaction'
 >;
 
 export interface Store {

@@ -27,6 +27,13 @@ const STATEMENTS = Object.fromEntries(
   }),
 ) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;
 
+/**
+ * How long an idle connection is kept (pg's default is 10 s). Each connection holds its prepared
+ * statements, so traffic that pauses for a few seconds would otherwise pay a connection and a
+ * round of preparing on its return.
+ */
+const HOT_IDLE_TIMEOUT_MS = 60_000;
+
 /** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 const UNIT_ATTEMPTS = 3;
@@ -36,7 +43,7 @@ const UNIT_ATTEMPTS = 3;
  * `max` bounds what a busy one adds to Prisma's pool. A unit is one transaction on one connection.
  */
 export function openPostgresHotPath(connectionString: string, max: number): HotPath {
-  const pool = new Pool({ connectionString, max, types: typeParsers });
+  const pool = new Pool({ connectionString, max, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
   // the next statement takes a fresh connection and reports its own error if there is one.
   pool.on('error', () => undefined);

@@ -88,6 +88,7 @@ export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): 
   for (const event of events) perApp.set(event.tenant, (perApp.get(event.tenant) ?? 0) + 1);
   return [
     step('insertEvents', { events: JSON.stringify(events.map((event) => ({ ...event, performedAt: encoding.time(event.performedAt) }))) }),
-    ...[...perApp].map(([tenant, count]) => step('countEvents', { tenant, count })),
+    // In the order of their app ids, so that two batches (two replicas) lock counter rows in the same order.
+    ...[...perApp].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([tenant, count]) => step('countEvents', { tenant, count })),
   ];
 }

@@ -1,7 +1,16 @@
 -- Users are counted, not scanned: a row per userId that holds a passkey or an alias, with its
--- counts, and the app's number of users with a passkey (users/count, maxUsers). Existing apps get
--- their figures from the rows they hold.
-ALTER TABLE "App" ADD COLUMN "userCount" INTEGER NOT NULL DEFAULT 0;
+-- counts, and per app a counter row with its number of users with a passkey (users/count,
+-- maxUsers). Existing apps get their figures from the rows they hold.
+
+CREATE TABLE "AppCounter" (
+    "tenant" TEXT NOT NULL,
+    "userCount" INTEGER NOT NULL DEFAULT 0,
+    "eventCount" INTEGER NOT NULL DEFAULT 0,
+
+    CONSTRAINT "AppCounter_pkey" PRIMARY KEY ("tenant")
+);
+
+ALTER TABLE "AppCounter" ADD CONSTRAINT "AppCounter_tenant_fkey" FOREIGN KEY ("tenant") REFERENCES "App"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
 CREATE TABLE "User" (
     "tenant" TEXT NOT NULL,
@@ -23,4 +32,5 @@ FROM (
 ) AS "rows"
 GROUP BY "tenant", "userId";
 
-UPDATE "App" SET "userCount" = (SELECT COUNT(*) FROM "User" WHERE "User"."tenant" = "App"."id" AND "User"."credentialsCount" > 0);
+INSERT INTO "AppCounter" ("tenant", "userCount")
+SELECT "id", (SELECT COUNT(*) FROM "User" WHERE "User"."tenant" = "App"."id" AND "User"."credentialsCount" > 0) FROM "App";

@@ -197,11 +197,11 @@ export class EventLog {
     if (after !== undefined || pageNumber === 1) {
       ({ events, total } = await this.hot.eventsPage(appId, after === undefined ? null : eventKeyOf(after)!, numberOfResults));
     } else {
-      const [app, rows] = await Promise.all([
-        this.db.app.findUnique({ where: { id: appId }, select: { eventCount: true } }),
+      const [counter, rows] = await Promise.all([
+        this.db.appCounter.findUnique({ where: { tenant: appId }, select: { eventCount: true } }),
         this.db.event.findMany({ where: { tenant: appId }, orderBy: [{ performedAt: 'desc' }, { id: 'desc' }], skip: (pageNumber - 1) * numberOfResults, take: numberOfResults }),
       ]);
-      total = app?.eventCount ?? 0;
+      total = counter?.eventCount ?? 0;
       events = rows.map((e) => ({ ...e, performedAt: e.performedAt.getTime() }));
     }
     const last = events.length === numberOfResults ? events[events.length - 1] : undefined;
@@ -235,7 +235,7 @@ export class EventLog {
       if (!(await this.db.event.findFirst({ where, select: { id: true } }))) continue;
       await this.db.$transaction(async (tx) => {
         const { count } = await tx.event.deleteMany({ where });
-        await tx.app.updateMany({ where: { id: app.id }, data: { eventCount: { decrement: count } } });
+        await tx.appCounter.updateMany({ where: { tenant: app.id }, data: { eventCount: { decrement: count } } });
       });
     }
   }
