@@ -1,6 +1,7 @@
 // The load generator: a child process of run.mjs (pinned to its own core), driving one target
 // with autocannon per request from run.mjs and answering with the summary of each run.
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import { assertion, attestation, signerOf } from './authenticator.mjs';
 
@@ -22,16 +23,39 @@ function cpuMsOf(pid) {
 }
 
 /**
+ * The CPU time of the PostgreSQL server's backends for the service's database (the server runs on
+ * this machine, so their CPU is in /proc), by process id, ms. Backends come and go (the pools close
+ * idle connections), so a run counts every backend found after it, from zero for one that was not
+ * there before; one gone before the end is missed.
+ */
+async function databaseCpu(database) {
+  if (!database) return undefined;
+  const client = new pg.Client({ connectionString: database.adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database.name]);
+    return new Map(rows.map(({ pid }) => [pid, cpuMsOf(pid) ?? 0]));
+  } finally {
+    await client.end();
+  }
+}
+const databaseCpuMsBetween = (before, after) => (before && after ? [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0) : undefined);
+
+/**
  * One autocannon run; the numbers run.mjs reports. The server's CPU time per request is beside
  * the rate: when another process takes the core, the rate drops but the CPU per request does not.
  */
 async function measure(target, requests, seconds, connections) {
   const cpuBefore = target.pid ? cpuMsOf(target.pid) : undefined;
+  const databaseBefore = await databaseCpu(target.database);
   const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
   const cpuAfter = target.pid ? cpuMsOf(target.pid) : undefined;
+  const databaseAfter = await databaseCpu(target.database);
   const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  const perRequest = (ms) => (ms === undefined || result.requests.total === 0 ? undefined : (ms * 1000) / result.requests.total);
   return {
-    cpuUsPerRequest: cpuMs === undefined || result.requests.total === 0 ? undefined : (cpuMs * 1000) / result.requests.total,
+    cpuUsPerRequest: perRequest(cpuMs),
+    databaseCpuUsPerRequest: perRequest(databaseCpuMsBetween(databaseBefore, databaseAfter)),
     seconds,
     requestsPerSecond: result.requests.average,
     total: result.requests.total,

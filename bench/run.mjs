@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench`: the service against the bare stack it is built on, in the same run.
+// `npm run bench -- --scale`: every endpoint at 1 000, 100 000 and 1 000 000 passkeys.
 // Method and targets: docs/performance.md.
 //
-//   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build]
+//   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build] [--cpu-prof DIR]
+//   node bench/run.mjs --scale [--sizes 1000,100000,1000000] [--quick] [--postgres URL] [--only a,b] [--no-build]
 import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { newCredential } from './authenticator.mjs';
-import { countCredentials, seedCredentials } from './seed.mjs';
+import { countCredentials, fillerUserId, seedCredentials } from './seed.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -24,17 +26,23 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    scale: { type: 'boolean', default: false },
+    sizes: { type: 'string' },
   },
 });
 
 const CONNECTIONS = 50;
-const WARMUP_SECONDS = args.quick ? 1 : 5;
+// The scale run measures 7 endpoints at 3 sizes, so its pairs are shorter (docs/performance.md).
+const WARMUP_SECONDS = args.quick ? 1 : args.scale ? 2 : 5;
 const RUNS = args.quick ? 1 : 3;
-const RUN_SECONDS = args.quick ? 3 : 10;
-const SOAK_SECONDS = Number(args.soak ?? (args.quick ? 5 : 60));
+const RUN_SECONDS = args.quick ? 3 : args.scale ? 4 : 10;
+const SOAK_SECONDS = args.scale ? 0 : Number(args.soak ?? (args.quick ? 5 : 60));
+const SCALE_SIZES = (args.sizes ?? '1000,100000,1000000').split(',').map(Number);
 const SIGNERS = 64; // more than the connections, so no two connections sign with one key at a time
 const SMALL = 1_000;
 const LARGE = 100_000;
+/** The app's user limit: set, as the reference's plans always set one, and never reached. */
+const MAX_USERS = 1_000_000_000;
 const RPID = 'localhost';
 const ORIGIN = 'https://localhost';
 const only = args.only ? new Set(args.only.split(',')) : undefined;
@@ -96,6 +104,15 @@ async function startServer(name, script, env, readyPath = '/') {
 
 /** Resident memory of a process, MB. */
 const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** The most resident memory the process had since `resetPeakOf` (the kernel's high-water mark), MB. */
+const peakRssOf = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const resetPeakOf = (pid) => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // not allowed here: the peak then counts from the start of the process
+  }
+};
 
 /** The load generator, a child pinned to core 1 (`taskset -c 1 node bench/load.mjs`). */
 function startLoader() {
@@ -133,7 +150,7 @@ function summarise(runs) {
 async function measure(loader, scenario, target, runs = RUNS, warmupSeconds = WARMUP_SECONDS, runSeconds = RUN_SECONDS) {
   log(`  ${scenario.name} ...`);
   const result = summarise(await loader.run({ scenario, target, warmupSeconds, runs, runSeconds, connections: CONNECTIONS }));
-  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req${result.databaseCpuUsPerRequest === undefined ? '' : ` (+ ${Math.round(result.databaseCpuUsPerRequest)} µs in PostgreSQL)`}, p99 ${result.p99} ms, non-2xx ${result.non2xx}`);
   return { name: scenario.name, ...result };
 }
 
@@ -157,8 +174,9 @@ async function measurePaired(loader, scenario, target, baseline) {
     expectedRate = Math.max(expectedRate, run.requestsPerSecond);
   }
   const result = { name: scenario.name, ...summarise(serviceRuns), baselineName: baseline.id, baseline: summarise(baselineRuns) };
+  if (serviceRuns[0].databaseCpuUsPerRequest !== undefined) result.databaseCpuUsPerRequest = median(serviceRuns.map((run) => run.databaseCpuUsPerRequest));
   result.ratio = median(serviceRuns.map((run, i) => run.requestsPerSecond / baselineRuns[i].requestsPerSecond));
-  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req, p99 ${result.p99} ms, non-2xx ${result.non2xx}; ${baseline.id} ${Math.round(result.baseline.requestsPerSecond)} req/s; ratio ${result.ratio.toFixed(2)}`);
+  log(`  ${scenario.name}: ${Math.round(result.requestsPerSecond)} req/s, ${Math.round(result.cpuUsPerRequest)} µs CPU/req${result.databaseCpuUsPerRequest === undefined ? '' : ` (+ ${Math.round(result.databaseCpuUsPerRequest)} µs in PostgreSQL)`}, p99 ${result.p99} ms, non-2xx ${result.non2xx}; ${baseline.id} ${Math.round(result.baseline.requestsPerSecond)} req/s; ratio ${result.ratio.toFixed(2)}`);
   return result;
 }
 
@@ -181,6 +199,8 @@ async function createPostgresDatabase(adminUrl) {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    /** Where the loader finds the server's backends for this database, to add up their CPU over a run. */
+    cpu: { adminUrl, name },
     async drop() {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
@@ -191,6 +211,7 @@ async function createPostgresDatabase(adminUrl) {
 }
 
 async function main() {
+  const begunAt = Date.now();
   if (!args['no-build']) {
     log('building ...');
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -222,16 +243,6 @@ async function main() {
         scenario: { kind: 'signin', harness: true },
       },
     };
-    // Which baseline each service scenario is paired with.
-    const PAIRS = {
-      'health/http': 'B1',
-      'register/token': 'B2',
-      'signin/begin+complete 1k': 'B3',
-      'signin/verify': 'B2',
-      'credentials/list': 'B2',
-      'register/begin+complete': 'B3',
-      'signin/begin+complete 100k': 'B3',
-    };
     const running = {};
     const baselineFor = async (id) => {
       if (!running[id]) {
@@ -243,7 +254,7 @@ async function main() {
       return running[id];
     };
     // B0 has no scenario of its own: it shows what the machine can do at all.
-    if (wanted('B0')) {
+    if (wanted('B0') && !args.scale) {
       const b0 = await baselineFor('B0');
       baselines.B0 = await measure(loader, b0.scenario, b0.target);
     }
@@ -256,32 +267,89 @@ async function main() {
     const limits = Object.fromEntries(['PUBLIC_PER_IP', 'PUBLIC_PER_APP', 'PRIVATE_PER_IP', 'PRIVATE_PER_APP', 'AUTH_FAILURES_PER_IP', 'AUTH_FAILURES_PER_APP'].map((name) => [`RATE_LIMIT_${name}`, unreachable]));
     const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits };
     await withServer('service', 'dist/cli.js', env, '/health/http', async (service) => {
+      // The app as an operator creates one: a user limit (the reference's plans always set one;
+      // this one is never reached), event logging on, the default plan.
       const created = await fetch(`${service.url}/admin/apps/bench/create`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ManagementKey: managementKey },
-        body: JSON.stringify({ adminEmail: 'bench@example.com' }),
+        body: JSON.stringify({ adminEmail: 'bench@example.com', maxUsers: MAX_USERS, eventLoggingIsEnabled: true }),
       });
       if (!created.ok) throw new Error(`creating the app: ${created.status} ${await created.text()}`);
       const app = await created.json();
-      const target = { url: service.url, pid: service.pid, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile };
-      await seedCredentials(databaseUrl, { tenant: 'bench', signers, count: SMALL, rpId: RPID, origin: ORIGIN });
-      memory.startMb = rssOf(service.pid);
-
-      const scenario = async (name, definition) => {
-        if (wanted(name)) results[name] = await measurePaired(loader, { name, ...definition }, target, await baselineFor(PAIRS[name]));
-      };
-      await scenario('health/http', { kind: 'get', path: '/health/http' });
-      await scenario('register/token', { kind: 'registerToken' });
-      await scenario('signin/begin+complete 1k', { kind: 'signin' });
-      await scenario('signin/verify', { kind: 'verify' });
-      await scenario('credentials/list', { kind: 'get', path: `/credentials/list?userId=${signers[0].userId}`, headers: { ApiSecret: app.apiSecret1 } });
-      // Registrations add credentials, so they run after the 1 000-credential sign-in.
-      await scenario('register/begin+complete', { kind: 'register' });
-      if (wanted('signin/begin+complete 100k')) {
+      const secret = { ApiSecret: app.apiSecret1 };
+      const target = { url: service.url, pid: service.pid, keys: { apiKey: app.apiKey1, apiSecret: app.apiSecret1 }, credentialsFile, database: postgres?.cpu };
+      let fillers = 0;
+      /** Fills the database up to `size` passkeys, straight in the service's row format; how it went. */
+      const seedTo = async (size) => {
         const existing = await countCredentials(databaseUrl);
-        await seedCredentials(databaseUrl, { tenant: 'bench', signers: [], fillerKey: signers[0].publicKey, count: Math.max(0, LARGE - existing), firstFiller: SMALL, rpId: RPID, origin: ORIGIN });
-        memory.credentialsAtLarge = await countCredentials(databaseUrl);
-        await scenario('signin/begin+complete 100k', { kind: 'signin' });
+        const adding = Math.max(0, size - existing);
+        const first = existing === 0;
+        const seconds = await seedCredentials(databaseUrl, { tenant: 'bench', signers: first ? signers : [], fillerKey: signers[0].publicKey, count: adding, firstFiller: fillers, rpId: RPID, origin: ORIGIN });
+        fillers += Math.max(0, adding - (first ? signers.length : 0));
+        const seeded = { size, before: existing, added: adding, seconds, credentials: await countCredentials(databaseUrl) };
+        log(`  ${seeded.credentials} passkeys: ${adding} seeded straight into the database in the service's row format (User, Credential and Alias rows, the app's user count) in ${seconds.toFixed(1)} s`);
+        return seeded;
+      };
+      /** The scenarios, by name: what each request is, and the baseline it is paired with. */
+      const scenarios = {
+        'health/http': { baseline: 'B1', kind: 'get', path: '/health/http' },
+        'register/token': { baseline: 'B2', kind: 'registerToken' },
+        'signin/begin+complete': { baseline: 'B3', kind: 'signin' },
+        'signin/verify': { baseline: 'B2', kind: 'verify' },
+        'credentials/list': { baseline: 'B2', kind: 'get', path: `/credentials/list?userId=${signers[0].userId}`, headers: secret },
+        'users/count': { baseline: 'B2', kind: 'get', path: '/users/count', headers: secret },
+        // A page of 100 from the middle of the app's users, by key.
+        'users/list page': { baseline: 'B2', kind: 'get', path: () => `/users/list?limit=100&after=${Buffer.from(fillerUserId(Math.floor(fillers / 2))).toString('base64url')}`, headers: secret },
+        // The second page of the event log, by key (the first page's next).
+        'events page': {
+          baseline: 'B2',
+          kind: 'get',
+          path: async () => `/events?numberOfResults=100&after=${(await (await fetch(`${service.url}/events?pageNumber=1&numberOfResults=100`, { headers: secret })).json()).next}`,
+          headers: secret,
+        },
+        'register/begin+complete': { baseline: 'B3', kind: 'register' },
+      };
+      const run = async (name, label = name) => {
+        const { baseline, path, ...definition } = scenarios[name];
+        const resolved = typeof path === 'function' ? await path() : path;
+        results[label] = await measurePaired(loader, { name: label, ...definition, ...(resolved === undefined ? {} : { path: resolved }) }, target, await baselineFor(baseline));
+        results[label].scenario = name;
+      };
+
+      memory.seeded = [await seedTo(args.scale ? SCALE_SIZES[0] : SMALL)];
+      memory.startMb = rssOf(service.pid);
+      if (args.scale) {
+        // Registration adds users, so it runs last at each size.
+        const endpoints = ['register/token', 'signin/begin+complete', 'credentials/list', 'users/count', 'users/list page', 'events page', 'register/begin+complete'].filter(wanted);
+        memory.sizes = [];
+        for (const [i, size] of SCALE_SIZES.entries()) {
+          const seeded = i === 0 ? memory.seeded[0] : await seedTo(size);
+          if (i > 0) memory.seeded.push(seeded);
+          log(`  at ${size} passkeys (${seeded.credentials} in the database):`);
+          resetPeakOf(service.pid);
+          const started = Date.now();
+          for (const name of endpoints) await run(name, `${name} @${size}`);
+          memory.sizes.push({ size, credentials: seeded.credentials, rssMb: rssOf(service.pid), peakMb: peakRssOf(service.pid), seconds: (Date.now() - started) / 1000 });
+        }
+        return;
+      }
+      const scenario = async (name, label = name) => {
+        if (wanted(label)) await run(name, label);
+      };
+      await scenario('health/http');
+      await scenario('register/token');
+      await scenario('signin/begin+complete', 'signin/begin+complete 1k');
+      await scenario('signin/verify');
+      await scenario('credentials/list');
+      await scenario('users/count');
+      await scenario('users/list page');
+      await scenario('events page');
+      // Registrations add credentials, so they run after the 1 000-credential sign-in.
+      await scenario('register/begin+complete');
+      if (wanted('signin/begin+complete 100k')) {
+        memory.seeded.push(await seedTo(LARGE));
+        memory.credentialsAtLarge = memory.seeded.at(-1).credentials;
+        await scenario('signin/begin+complete', 'signin/begin+complete 100k');
       }
       memory.afterMb = rssOf(service.pid);
       if (SOAK_SECONDS > 0) {
@@ -311,8 +379,15 @@ async function main() {
     await postgres?.drop();
     rmSync(tmp, { recursive: true, force: true });
   }
+  memory.elapsedSeconds = (Date.now() - begunAt) / 1000;
   report({ baselines, results, memory });
 }
+
+const pad = (v, n) => String(v).padStart(n);
+const fixed = (v, digits = 2) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(digits));
+const tableHeader = `${'scenario'.padEnd(34)}${pad('req/s', 9)}${pad('cpu µs', 8)}${args.postgres ? pad('pg µs', 7) : ''}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs  ${pad('its req/s', 9)} ${pad('ratio', 6)}`;
+const tableRow = (r) =>
+  `${r.name.padEnd(34)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(Number.isFinite(r.cpuUsPerRequest) ? Math.round(r.cpuUsPerRequest) : '', 8)}${args.postgres ? pad(Number.isFinite(r.databaseCpuUsPerRequest) ? Math.round(r.databaseCpuUsPerRequest) : '', 7) : ''}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(3)} ${pad(r.baseline ? Math.round(r.baseline.requestsPerSecond) : '', 9)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}`;
 
 /** The table, ratios and PASS/FAIL against the targets (docs/performance.md); the JSON beside it. */
 function report({ baselines, results, memory }) {
@@ -323,57 +398,107 @@ function report({ baselines, results, memory }) {
     if (r) rows.push({ ...r, name, target });
   };
   for (const b of Object.values(baselines)) row(b.name, b);
-  row('health/http', results['health/http'], '>= 0.7');
-  row('register/token', results['register/token'], '>= 0.5');
-  row('register/begin+complete', results['register/begin+complete']);
-  row('signin/begin+complete 1k', results['signin/begin+complete 1k'], '>= 0.6, p99 <= 2x');
-  row('signin/begin+complete 100k', results['signin/begin+complete 100k'], '>= 0.9 x 1k');
-  row('signin/verify', results['signin/verify'], '>= 0.5');
-  row('credentials/list', results['credentials/list']);
-  row('soak (sign-in)', results.soak);
+  const lines = [];
+  if (args.scale) {
+    for (const r of Object.values(results)) row(r.name, r);
+    lines.push(...scaleReport(results, memory, check));
+  } else {
+    row('health/http', results['health/http'], '>= 0.7');
+    row('register/token', results['register/token'], '>= 0.5');
+    row('register/begin+complete', results['register/begin+complete'], '>= 0.6');
+    row('signin/begin+complete 1k', results['signin/begin+complete 1k'], '>= 0.6, p99 <= 2x');
+    row('signin/begin+complete 100k', results['signin/begin+complete 100k'], '>= 0.9 x 1k');
+    row('signin/verify', results['signin/verify'], '>= 0.5');
+    row('credentials/list', results['credentials/list'], '>= 0.5');
+    row('users/count', results['users/count'], '>= 0.7');
+    row('users/list page', results['users/list page']);
+    row('events page', results['events page']);
+    row('soak (sign-in)', results.soak);
 
-  const get = (name) => rows.find((r) => r.name === name);
-  const at = (name, min) => get(name)?.ratio !== undefined && check(`${name} >= ${min} x ${get(name).baselineName}`, get(name).ratio >= min, get(name).ratio.toFixed(2));
-  at('health/http', 0.7);
-  at('register/token', 0.5);
-  at('signin/verify', 0.5);
-  at('signin/begin+complete 1k', 0.6);
-  const [small, large] = [get('signin/begin+complete 1k'), get('signin/begin+complete 100k')];
-  // Both against the bare harness they ran beside, so a noisy minute in one of them does not decide.
-  if (small?.ratio && large?.ratio) {
-    const growth = large.ratio / small.ratio;
-    check('signin at 100k >= 0.9 x signin at 1k (each as a ratio to B3)', growth >= 0.9, `${large.ratio.toFixed(2)} / ${small.ratio.toFixed(2)} = ${growth.toFixed(2)}`);
+    const get = (name) => rows.find((r) => r.name === name);
+    const at = (name, min) => get(name)?.ratio !== undefined && check(`${name} >= ${min} x ${get(name).baselineName}`, get(name).ratio >= min, get(name).ratio.toFixed(2));
+    at('health/http', 0.7);
+    at('register/token', 0.5);
+    at('signin/verify', 0.5);
+    at('signin/begin+complete 1k', 0.6);
+    at('register/begin+complete', 0.6);
+    at('credentials/list', 0.5);
+    at('users/count', 0.7);
+    const [small, large] = [get('signin/begin+complete 1k'), get('signin/begin+complete 100k')];
+    // Both against the bare harness they ran beside, so a noisy minute in one of them does not decide.
+    if (small?.ratio && large?.ratio) {
+      const growth = large.ratio / small.ratio;
+      check('signin at 100k >= 0.9 x signin at 1k (each as a ratio to B3)', growth >= 0.9, `${large.ratio.toFixed(2)} / ${small.ratio.toFixed(2)} = ${growth.toFixed(2)}`);
+    }
+    if (small?.baseline) check('signin p99 <= 2 x B3 p99', small.p99 <= 2 * small.baseline.p99, `${small.p99} ms vs ${small.baseline.p99} ms`);
+    // After a --quick run the heap is still growing to its working size (about 30 s of sign-ins here), so no verdict then.
+    const soak = memory.soakMedianMb;
+    if (soak && !args.quick) check(`RSS growth < 10 % over the soak (medians of its first and last ${soak.seconds} s)`, soak.last < soak.first * 1.1, `${soak.first.toFixed(0)} -> ${soak.last.toFixed(0)} MB`);
+    lines.push(
+      `${tableHeader}  target`,
+      ...rows.map((r) => `${tableRow(r)}  ${r.target ?? ''}`),
+      '',
+      `RSS: ${memory.startMb?.toFixed(0)} MB at start, ${memory.afterMb?.toFixed(0)} MB after the scenarios${memory.afterSoakMb ? `, ${memory.afterSoakMb.toFixed(0)} MB after a ${SOAK_SECONDS} s soak` : ''}` +
+        (memory.soakMedianMb ? ` (soak medians: ${memory.soakMedianMb.first.toFixed(0)} MB first ${memory.soakMedianMb.seconds} s, ${memory.soakMedianMb.last.toFixed(0)} MB last)` : '') +
+        (memory.credentialsAtLarge ? `; ${memory.credentialsAtLarge} credentials in the large sign-in` : ''),
+      ...memory.seeded.map((s) => `Seeded: ${s.added} passkeys (${s.credentials} in all) straight into the database in the service's row format, ${s.seconds.toFixed(1)} s.`),
+    );
   }
-  if (small?.baseline) check('signin p99 <= 2 x B3 p99', small.p99 <= 2 * small.baseline.p99, `${small.p99} ms vs ${small.baseline.p99} ms`);
   const service = rows.filter((r) => !/^B\d/.test(r.name));
   check('zero non-2xx under load', service.every((r) => r.non2xx === 0), service.filter((r) => r.non2xx > 0).map((r) => `${r.name}: ${r.non2xx}`).join(', ') || '0');
-  // After a --quick run the heap is still growing to its working size (about 30 s of sign-ins here), so no verdict then.
-  const soak = memory.soakMedianMb;
-  if (soak && !args.quick) check(`RSS growth < 10 % over the soak (medians of its first and last ${soak.seconds} s)`, soak.last < soak.first * 1.1, `${soak.first.toFixed(0)} -> ${soak.last.toFixed(0)} MB`);
-
-  const pad = (v, n) => String(v).padStart(n);
-  const lines = [
-    `${'scenario'.padEnd(30)}${pad('req/s', 9)}${pad('cpu µs', 8)}${pad('p50', 7)}${pad('p99', 7)}${pad('p99.9', 7)}${pad('non2xx', 8)}  vs  ${pad('its req/s', 9)} ${pad('ratio', 6)}  target`,
-    ...rows.map(
-      (r) =>
-        `${r.name.padEnd(30)}${pad(Math.round(r.requestsPerSecond), 9)}${pad(Number.isFinite(r.cpuUsPerRequest) ? Math.round(r.cpuUsPerRequest) : '', 8)}${pad(r.p50, 7)}${pad(r.p99, 7)}${pad(r.p999, 7)}${pad(r.non2xx, 8)}  ${(r.baselineName ?? '').padEnd(3)} ${pad(r.baseline ? Math.round(r.baseline.requestsPerSecond) : '', 9)} ${pad(r.ratio === undefined ? '' : r.ratio.toFixed(2), 6)}  ${r.target ?? ''}`,
-    ),
-    '',
-    `RSS: ${memory.startMb?.toFixed(0)} MB at start, ${memory.afterMb?.toFixed(0)} MB after the scenarios${memory.afterSoakMb ? `, ${memory.afterSoakMb.toFixed(0)} MB after a ${SOAK_SECONDS} s soak` : ''}` +
-      (memory.soakMedianMb ? ` (soak medians: ${memory.soakMedianMb.first.toFixed(0)} MB first ${memory.soakMedianMb.seconds} s, ${memory.soakMedianMb.last.toFixed(0)} MB last)` : '') +
-      (memory.credentialsAtLarge ? `; ${memory.credentialsAtLarge} credentials in the large sign-in` : ''),
-    ...(args.postgres ? ['PostgreSQL is held to the same targets as SQLite.'] : []),
-    ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.what} (${c.detail})`),
-  ];
+  lines.push(`The whole run took ${Math.round(memory.elapsedSeconds)} s.`, ...(args.postgres ? ['PostgreSQL is held to the same targets as SQLite.'] : []), ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.what} (${c.detail})`));
   process.stdout.write(`\n${lines.join('\n')}\n`);
 
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, taskset: TASKSET };
-  const method = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, runs: RUNS, runSeconds: RUN_SECONDS, soakSeconds: SOAK_SECONDS, quick: args.quick, database: args.postgres ? 'postgresql' : 'sqlite' };
+  const method = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, runs: RUNS, runSeconds: RUN_SECONDS, soakSeconds: SOAK_SECONDS, quick: args.quick, scale: args.scale, sizes: args.scale ? SCALE_SIZES : undefined, database: args.postgres ? 'postgresql' : 'sqlite' };
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${args.scale ? '-scale' : ''}.json`);
   writeFileSync(file, `${JSON.stringify({ machine, method, rows, memory, checks }, null, 2)}\n`);
   process.stdout.write(`\n${file}\n`);
+}
+
+/**
+ * The scale run's table: each endpoint's req/s and ratio to its paired baseline at each size, and
+ * that ratio against the one at the first size (the "within 10 %" of docs/performance.md): a
+ * noisy minute slows a scenario and its baseline alike, so ratios are compared, not rates.
+ */
+function scaleReport(results, memory, check) {
+  const [first, ...larger] = SCALE_SIZES;
+  const sizeLabel = (n) => n.toLocaleString('en-US').replace(/,/g, ' ');
+  const byScenario = new Map();
+  for (const r of Object.values(results)) {
+    const size = Number(r.name.split(' @')[1]);
+    if (!byScenario.has(r.scenario)) byScenario.set(r.scenario, new Map());
+    byScenario.get(r.scenario).set(size, r);
+  }
+  const lines = [
+    `${'endpoint'.padEnd(26)}${SCALE_SIZES.map((n) => `${pad(sizeLabel(n), 11)} req/s (ratio)`).join('')}${larger.map((n) => pad(`${sizeLabel(n)} vs ${sizeLabel(first)}`, 22)).join('')}`,
+  ];
+  for (const [scenario, sizes] of byScenario) {
+    const base = sizes.get(first);
+    const cells = SCALE_SIZES.map((n) => {
+      const r = sizes.get(n);
+      return r ? `${pad(Math.round(r.requestsPerSecond), 11)} ${pad(`(${r.baselineName} ${fixed(r.ratio)})`, 12)}` : pad('', 24);
+    });
+    const versus = larger.map((n) => {
+      const r = sizes.get(n);
+      if (!r || !base) return pad('', 22);
+      const relative = r.ratio / base.ratio;
+      check(`${scenario} at ${sizeLabel(n)} within 10 % of ${sizeLabel(first)} (as ratios to ${r.baselineName})`, relative >= 0.9, `${fixed(r.ratio)} / ${fixed(base.ratio)} = ${fixed(relative)}`);
+      return pad(`${relative >= 1 ? '+' : ''}${((relative - 1) * 100).toFixed(0)} %`, 22);
+    });
+    lines.push(`${scenario.padEnd(26)}${cells.join('')}${versus.join('')}`);
+  }
+  lines.push(
+    '',
+    ...memory.sizes.map((m) => `at ${sizeLabel(m.size)}: ${m.credentials} passkeys when measured; RSS ${m.rssMb.toFixed(0)} MB after its scenarios, peak ${m.peakMb.toFixed(0)} MB during them; ${m.seconds.toFixed(0)} s`),
+    ...memory.seeded.map((s) => `seeded: ${s.added} passkeys straight into the database in the service's own row format (User, Credential, Alias rows; the app's AppCounter row), not through the API, in ${s.seconds.toFixed(1)} s (${s.credentials} in all)`),
+    '',
+    tableHeader,
+    ...Object.values(results).map(tableRow),
+  );
+  return lines;
 }
 
 main().catch((error) => {

@@ -138,12 +138,48 @@ describe.each(providers())('event log on %s', (provider) => {
     expect(first.totalEventCount).toBe(13);
     expect(first.events.map((e) => e.subject)).toEqual(['u11', 'u10', 'u9', 'u8', 'u7']);
     expect((await eventsOf(app, 'pageNumber=3&numberOfResults=5')).events.map((e) => e.subject)).toEqual(['u1', 'u0', app.appId]);
-    expect(await eventsOf(app, 'pageNumber=4&numberOfResults=5')).toEqual({ tenantId: app.appId, events: [], totalEventCount: 13 });
+    expect(await eventsOf(app, 'pageNumber=4&numberOfResults=5')).toEqual({ tenantId: app.appId, events: [], totalEventCount: 13, next: null });
     expect((await eventsOf(app, 'pageNumber=1&numberOfResults=')).events).toHaveLength(13);
     expect((await eventsOf(app, 'PageNumber=2147483647')).events).toEqual([]);
   });
 
+  it('pages by key after any page: each next continues where the last page ended, and the first page gives the same as pageNumber=1', async () => {
+    const app = await loggingApp();
+    for (let i = 0; i < 12; i++) expect((await privateApi(svc, app).post('/signin/generate-token', { userId: `u${i}` })).status).toBe(200);
+    const first = await eventsOf(app, 'pageNumber=1&numberOfResults=5');
+    const subjects: string[] = first.events.map((e) => e.subject);
+    let next = (first as unknown as { next: string | null }).next;
+    while (next !== null) {
+      const page = (await eventsOf(app, `after=${next}&numberOfResults=5`)) as unknown as { events: ListedEvent[]; totalEventCount: number; next: string | null };
+      expect(page.totalEventCount).toBe(13);
+      subjects.push(...page.events.map((e) => e.subject));
+      next = page.next;
+    }
+    expect(subjects).toEqual([...Array.from({ length: 12 }, (_, i) => `u${11 - i}`), app.appId]);
+    const everything = await eventsOf(app, 'pageNumber=1&numberOfResults=13');
+    expect(everything.events.map((e) => e.subject)).toEqual(subjects);
+    // A full page always names a next one, which is empty when the log ends there.
+    expect(await eventsOf(app, `after=${(everything as unknown as { next: string }).next}`)).toEqual({ tenantId: app.appId, events: [], totalEventCount: 13, next: null });
+  });
+
+  it('keeps the total as events are written and swept, without counting the log', async () => {
+    const app = await loggingApp();
+    await setFeatures(svc, app, { eventLoggingRetentionPeriod: 7 });
+    expect((await eventsOf(app)).totalEventCount).toBe(2);
+    const { db } = svc.services.store;
+    const old = { tenant: app.appId, performedAt: new Date(Date.now() - 8 * 86_400_000), eventType: 'ApiUserDeleted', message: 'm', severity: 'Informational', performedBy: 'System', subject: 'old' };
+    // Written as the event log writes them: the rows and the app's count together.
+    await db.$transaction([db.event.createMany({ data: [{ ...old, id: `${app.appId}-a` }, { ...old, id: `${app.appId}-b` }] }), db.appCounter.update({ where: { tenant: app.appId }, data: { eventCount: { increment: 2 } } })]);
+    expect((await eventsOf(app)).totalEventCount).toBe(4);
+    await svc.services.events.sweep();
+    const page = await eventsOf(app);
+    expect([page.totalEventCount, page.events.length]).toEqual([2, 2]);
+  });
+
   it.each([
+    ['a cursor that no page gave', 'after=bm90LWEta2V5', 'after'],
+    ['a damaged cursor', 'after=%25%25', 'after'],
+    ['both pageNumber and after', 'pageNumber=1&after=MTc5NTQzOTA5ODgxOC5hYmM', 'after'],
     ['no pageNumber', '', 'pageNumber'],
     ['pageNumber 0', 'pageNumber=0', 'pageNumber'],
     ['a pageNumber that is not a number', 'pageNumber=first', 'pageNumber'],
@@ -190,7 +226,7 @@ describe.each(providers())('event log on %s', (provider) => {
     const app = await loggingApp();
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
-    const log = new EventLog(svc.services.store.db, async () => true, logger, { flushIntervalMs: 0, maxBuffered: 3 });
+    const log = new EventLog(svc.services.store.db, svc.services.store.hot, async () => true, logger, { flushIntervalMs: 0, maxBuffered: 3 });
     for (let i = 0; i < 5; i++) log.record(app.appId, { type: 'ApiUserDeleted', message: 'm', subject: `b${i}`, performedBy: 'System' });
     await log.close();
     const subjects = (await eventsOf(app)).events.map((e) => e.subject);

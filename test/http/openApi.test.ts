@@ -157,9 +157,15 @@ describe('the OpenAPI document', () => {
   it('documents path and query parameters, required where validation requires them', () => {
     const parameters = (path: string) =>
       (document.paths[path].get as unknown as { parameters: { name: string; in: string; required: boolean }[] }).parameters.map(({ name, in: where, required }) => ({ name, in: where, required }));
+    // pageNumber or after: the one the request names is checked by validation.
     expect(parameters('/events')).toEqual([
-      { name: 'pageNumber', in: 'query', required: true },
+      { name: 'pageNumber', in: 'query', required: false },
       { name: 'numberOfResults', in: 'query', required: false },
+      { name: 'after', in: 'query', required: false },
+    ]);
+    expect(parameters('/users/list')).toEqual([
+      { name: 'limit', in: 'query', required: false },
+      { name: 'after', in: 'query', required: false },
     ]);
     expect(parameters('/apps/delete/cancel/{appId}')).toEqual([
       { name: 'appId', in: 'path', required: true },

@@ -5,9 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ChallengeStore } from '../../src/server/services/ceremonies/challenges';
-import { isForeignKeyViolation } from '../../src/server/core/storeErrors';
+import { isForeignKeyViolation, isUniqueViolation } from '../../src/server/core/storeErrors';
+import type { StoredCredential } from '../../src/server/store/hotPath';
 import { openStore, sqliteFilename, type Store } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
+import { utcDayOf } from '../../src/server/core/utcDay';
 import { createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 
 warnIfPostgresSkipped();
@@ -173,6 +175,238 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     expect(gone.status === 'rejected' && isForeignKeyViolation(gone.reason)).toBe(true);
     expect([first, second].map((o) => (o.status === 'fulfilled' ? o.value : o.reason)).sort()).toEqual([false, true]);
     expect(await store.db.challenge.count({ where: { tenant } })).toBe(ids.length);
+  });
+
+  describe('users, counted as their rows are written', () => {
+    /** A passkey as the registration ceremony hands it to the store. */
+    const passkey = (userId: string, overrides: Partial<StoredCredential> = {}): StoredCredential => ({
+      descriptorId: randomBytes(16).toString('base64url'),
+      userId,
+      userHandle: Buffer.from(userId).toString('base64url'),
+      publicKey: 'pQECAyYgASFYIA',
+      signatureCounter: 7,
+      attestationFmt: 'packed',
+      aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
+      transports: '["usb"]',
+      rpid: 'example.com',
+      origin: 'https://example.com',
+      country: 'NL',
+      device: 'Firefox, Linux',
+      nickname: 'key',
+      backupEligible: false,
+      backupState: false,
+      isDiscoverable: true,
+      uvInitialized: true,
+      createdAt: T0,
+      lastUsedAt: T0 + MINUTE,
+      lastUsedDay: utcDayOf(T0 + MINUTE),
+      ...overrides,
+    });
+    const register = (userId: string, options: { aliases?: { aliasHash: string; plaintext: string | null }[]; credential?: Partial<StoredCredential> } = {}) =>
+      store.hot.storeRegistration({ tenant, credential: passkey(userId, options.credential), aliases: options.aliases });
+    const userRow = (userId: string) => store.db.user.findUnique({ where: { tenant_userId: { tenant, userId } }, select: { credentialsCount: true, aliasCount: true } });
+    const userCount = async () => (await store.db.appCounter.findUnique({ where: { tenant } }))?.userCount ?? 0;
+    const limitUsers = (maxUsers: number | null) => store.db.app.update({ where: { id: tenant }, data: { maxUsers } });
+
+    it('stores a registration Prisma reads back field for field, counts a new user once, and lists the passkeys oldest first', async () => {
+      const first = passkey('alice', { createdAt: T0 + 2 * MINUTE });
+      expect(await store.hot.storeRegistration({ tenant, credential: first })).toEqual({ ok: true });
+      const second = passkey('alice', { isDiscoverable: null, backupEligible: true, backupState: true, signatureCounter: 4_294_967_295 });
+      expect(await store.hot.storeRegistration({ tenant, credential: second })).toEqual({ ok: true });
+      expect(await store.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: first.descriptorId } } })).toEqual({
+        ...first,
+        tenant,
+        signatureCounter: 7n,
+        createdAt: new Date(first.createdAt),
+        lastUsedAt: new Date(first.lastUsedAt),
+      });
+      expect(await store.hot.listCredentials(tenant, 'alice')).toEqual([second, first]);
+      expect(await store.hot.listCredentials('otherapp', 'alice')).toEqual([]);
+      expect(await userRow('alice')).toEqual({ credentialsCount: 2, aliasCount: 0 });
+      expect(await userCount()).toBe(1);
+      expect(await store.hot.countUsers(tenant)).toBe(1);
+    });
+
+    it('reads a credential Prisma wrote with every column', async () => {
+      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd' });
+      await store.db.credential.create({ data: row });
+      expect(await store.hot.listCredentials(tenant, 'user-1')).toEqual([
+        {
+          descriptorId: row.descriptorId,
+          userId: 'user-1',
+          userHandle: row.userHandle,
+          publicKey: row.publicKey,
+          signatureCounter: 5,
+          attestationFmt: 'none',
+          aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd',
+          transports: row.transports,
+          rpid: 'example.com',
+          origin: 'https://example.com',
+          country: 'SE',
+          device: 'Safari',
+          nickname: 'laptop',
+          backupEligible: true,
+          backupState: false,
+          isDiscoverable: false,
+          uvInitialized: false,
+          createdAt: T0,
+          lastUsedAt: T0 + MINUTE,
+        },
+      ]);
+    });
+
+    it('replaces the aliases with the registration, and refuses a taken credential id or alias leaving everything as it was', async () => {
+      const taken = { aliasHash: 'hash-taken', plaintext: 'taken@example.com' };
+      expect(await register('alice', { aliases: [taken] })).toEqual({ ok: true });
+      expect(await register('bob', { aliases: [{ aliasHash: 'hash-bob', plaintext: null }] })).toEqual({ ok: true });
+      expect(await userRow('bob')).toEqual({ credentialsCount: 1, aliasCount: 1 });
+      expect(await register('bob', { aliases: [{ aliasHash: 'hash-bob-2', plaintext: null }, { aliasHash: 'hash-bob-3', plaintext: 'b3' }] })).toEqual({ ok: true });
+      expect(await userRow('bob')).toEqual({ credentialsCount: 2, aliasCount: 2 });
+      expect((await store.db.alias.findMany({ where: { tenant, userId: 'bob' }, orderBy: { aliasHash: 'asc' } })).map((a) => [a.aliasHash, a.plaintext])).toEqual([
+        ['hash-bob-2', null],
+        ['hash-bob-3', 'b3'],
+      ]);
+
+      const before = { users: await store.db.user.findMany({ where: { tenant } }), aliases: await store.db.alias.count({ where: { tenant } }), count: await userCount() };
+      const [existing] = await store.hot.listCredentials(tenant, 'alice');
+      const refusals = [
+        await register('carol', { aliases: [taken] }).then(() => undefined, (e: unknown) => e),
+        await register('carol', { credential: { descriptorId: existing.descriptorId } }).then(() => undefined, (e: unknown) => e),
+      ];
+      expect(refusals.map(isUniqueViolation)).toEqual([true, true]);
+      expect({ users: await store.db.user.findMany({ where: { tenant } }), aliases: await store.db.alias.count({ where: { tenant } }), count: await userCount() }).toEqual(before);
+      expect(await store.hot.listCredentials(tenant, 'carol')).toEqual([]);
+    });
+
+    it('refuses a new user at maxUsers with nothing stored, and still takes more passkeys of existing users', async () => {
+      await limitUsers(2);
+      expect(await register('alice')).toEqual({ ok: true });
+      expect(await register('bob', { aliases: [{ aliasHash: 'hash-bob', plaintext: null }] })).toEqual({ ok: true });
+      expect(await store.hot.userCapacity(tenant, 'carol')).toEqual({ userCount: 2, maxUsers: 2, hasPasskey: false });
+      expect(await store.hot.userCapacity(tenant, 'alice')).toEqual({ userCount: 2, maxUsers: 2, hasPasskey: true });
+      expect(await register('carol', { aliases: [{ aliasHash: 'hash-carol', plaintext: null }] })).toEqual({ ok: false, failure: 'max_users_reached' });
+      expect(await store.hot.listCredentials(tenant, 'carol')).toEqual([]);
+      expect(await userRow('carol')).toBeNull();
+      expect(await store.db.alias.count({ where: { tenant, userId: 'carol' } })).toBe(0);
+      expect(await register('alice')).toEqual({ ok: true });
+      expect(await userCount()).toBe(2);
+
+      // A user with only aliases is not counted until their first passkey.
+      await store.hot.replaceAliases(tenant, 'dave', [{ aliasHash: 'hash-dave', plaintext: null }]);
+      expect(await register('dave')).toEqual({ ok: false, failure: 'max_users_reached' });
+      expect(await userRow('dave')).toEqual({ credentialsCount: 0, aliasCount: 1 });
+      await limitUsers(null);
+      expect(await register('dave')).toEqual({ ok: true });
+      expect(await userCount()).toBe(3);
+    });
+
+    it('uncounts a user with their last passkey, and forgets them once they have no alias either', async () => {
+      expect(await register('alice', { aliases: [{ aliasHash: 'hash-alice', plaintext: null }] })).toEqual({ ok: true });
+      expect(await register('alice')).toEqual({ ok: true });
+      const [one, two] = await store.hot.listCredentials(tenant, 'alice');
+      expect(await store.hot.deleteCredential(tenant, one.descriptorId, 'alice')).toBe(true);
+      expect(await store.hot.deleteCredential(tenant, one.descriptorId, 'alice')).toBe(false);
+      expect(await store.hot.deleteCredential('otherapp', two.descriptorId, 'alice')).toBe(false);
+      expect([await userRow('alice'), await userCount()]).toEqual([{ credentialsCount: 1, aliasCount: 1 }, 1]);
+      expect(await store.hot.deleteCredential(tenant, two.descriptorId, 'alice')).toBe(true);
+      expect([await userRow('alice'), await userCount()]).toEqual([{ credentialsCount: 0, aliasCount: 1 }, 0]);
+      await store.hot.replaceAliases(tenant, 'alice', []);
+      expect(await userRow('alice')).toBeNull();
+      expect(await store.db.alias.count({ where: { tenant } })).toBe(0);
+    });
+
+    it('deletes a user with everything of theirs and uncounts them, and leaves other users alone', async () => {
+      await register('alice', { aliases: [{ aliasHash: 'hash-alice', plaintext: null }] });
+      await register('alice');
+      await register('bob');
+      await store.hot.replaceAliases(tenant, 'carol', [{ aliasHash: 'hash-carol', plaintext: 'c' }]);
+      await store.hot.deleteUser(tenant, 'alice');
+      await store.hot.deleteUser(tenant, 'carol');
+      await store.hot.deleteUser(tenant, 'nobody');
+      await store.hot.deleteUser('otherapp', 'bob');
+      expect(await store.db.user.findMany({ where: { tenant }, select: { userId: true } })).toEqual([{ userId: 'bob' }]);
+      expect(await store.db.credential.count({ where: { tenant, userId: 'alice' } })).toBe(0);
+      expect(await store.db.alias.count({ where: { tenant } })).toBe(0);
+      expect(await userCount()).toBe(1);
+    });
+
+    it('pages through the users by key, with their aliases, passkey counts and last use, and nothing of another app', async () => {
+      const other = `${tenant}x`;
+      await store.db.app.create({ data: { id: other, adminEmail: 'owner@example.com' } });
+      await store.hot.storeRegistration({ tenant: other, credential: passkey('a-user') });
+      await register('u3', { aliases: [{ aliasHash: 'h3b', plaintext: 'three@example.com' }, { aliasHash: 'h3a', plaintext: null }], credential: { lastUsedAt: T0 + 3 * MINUTE } });
+      await register('u3', { credential: { lastUsedAt: T0 + 5 * MINUTE } });
+      await register('u1');
+      await store.hot.replaceAliases(tenant, 'u2', [{ aliasHash: 'h2', plaintext: 'two' }]);
+      await register('u4');
+
+      const first = await store.hot.usersPage(tenant, '', 2);
+      expect(first).toEqual({
+        users: [
+          { userId: 'u1', credentialsCount: 1, aliasCount: 0, aliases: [], lastUsedAt: T0 + MINUTE },
+          { userId: 'u2', credentialsCount: 0, aliasCount: 1, aliases: ['two'], lastUsedAt: null },
+        ],
+        next: 'u2',
+      });
+      const second = await store.hot.usersPage(tenant, 'u2', 2);
+      expect(second).toEqual({
+        users: [
+          { userId: 'u3', credentialsCount: 2, aliasCount: 2, aliases: [null, 'three@example.com'], lastUsedAt: T0 + 5 * MINUTE },
+          { userId: 'u4', credentialsCount: 1, aliasCount: 0, aliases: [], lastUsedAt: T0 + MINUTE },
+        ],
+        next: 'u4',
+      });
+      expect(await store.hot.usersPage(tenant, 'u4', 2)).toEqual({ users: [], next: null });
+      expect((await store.hot.usersPage(tenant, '', 10)).next).toBeNull();
+      expect(await store.hot.usersPage('nosuchapp', '', 10)).toEqual({ users: [], next: null });
+      expect(await store.hot.countUsers('nosuchapp')).toBe(0);
+      expect(await store.hot.userCapacity('nosuchapp', 'u1')).toBeUndefined();
+    });
+
+    it('refuses a registration for an app that is gone, as a foreign-key violation, with nothing stored', async () => {
+      await store.db.app.delete({ where: { id: tenant } });
+      const refusal = await register('alice').then(() => undefined, (e: unknown) => e);
+      expect(isForeignKeyViolation(refusal)).toBe(true);
+      expect(await store.db.user.count({ where: { tenant } })).toBe(0);
+      expect(await store.db.credential.count({ where: { tenant } })).toBe(0);
+    });
+  });
+
+  describe('the event log', () => {
+    const event = (id: string, overrides: Record<string, unknown> = {}) => ({
+      id: `${tenant}-${id}`,
+      tenant,
+      performedAt: T0,
+      eventType: 'ApiUserDeleted',
+      message: 'The user\'s "passkeys" went: ünïcode',
+      severity: 'Informational',
+      performedBy: 'System',
+      subject: 'user-1',
+      apiKeyId: '',
+      ...overrides,
+    });
+
+    it('writes a batch of events Prisma reads back, with each app’s count, and pages it newest first by key', async () => {
+      const other = `${tenant}x`;
+      await store.db.app.create({ data: { id: other, adminEmail: 'owner@example.com' } });
+      const batch = [event('a', { performedAt: T0 + 1 }), event('b', { performedAt: T0 + 2, apiKeyId: 'ab12' }), event('c', { performedAt: T0 + 2 }), event('d', { tenant: other })];
+      await store.hot.writeEvents(batch);
+      expect(await store.db.event.findUnique({ where: { id: `${tenant}-b` } })).toEqual({ ...batch[1], performedAt: new Date(T0 + 2) });
+      expect((await store.db.appCounter.findMany({ where: { tenant: { in: [tenant, other] } }, orderBy: { tenant: 'asc' }, select: { eventCount: true } })).map((a) => a.eventCount)).toEqual([3, 1]);
+      const first = await store.hot.eventsPage(tenant, null, 2);
+      expect(first).toEqual({ total: 3, events: [batch[2], batch[1]].map(({ tenant: _tenant, ...e }) => e) });
+      const rest = await store.hot.eventsPage(tenant, { performedAt: T0 + 2, id: `${tenant}-b` }, 2);
+      expect(rest.events.map((e) => e.id)).toEqual([`${tenant}-a`]);
+      await store.hot.writeEvents([event('e', { performedAt: T0 + 3 })]);
+      expect((await store.hot.eventsPage(tenant, null, 1)).total).toBe(4);
+    });
+
+    it('refuses a whole batch with an event of an app that is gone, as a foreign-key violation', async () => {
+      const refusal = await store.hot.writeEvents([event('kept'), event('orphan', { tenant: 'noapp' })]).then(() => undefined, (e: unknown) => e);
+      expect(isForeignKeyViolation(refusal)).toBe(true);
+      expect(await store.db.event.count({ where: { tenant } })).toBe(0);
+      expect(await store.db.appCounter.count({ where: { tenant } })).toBe(0);
+    });
   });
 
   describe('redeemed tokens', () => {

@@ -221,6 +221,18 @@ const MODELS: ModelCase[] = [
     nullable: ['isDiscoverable'],
   },
   {
+    model: 'AppCounter',
+    row: (k) => ({ tenant: `app${k}`, userCount: 2147483647, eventCount: 1000000 }),
+    key: (row) => ({ tenant: row.tenant }),
+    nullable: [],
+  },
+  {
+    model: 'User',
+    row: (k) => ({ tenant: `app${k}`, userId: `user-${k}-ü`, credentialsCount: 2147483647, aliasCount: 10 }),
+    key: (row) => ({ tenant_userId: { tenant: row.tenant, userId: row.userId } }),
+    nullable: [],
+  },
+  {
     model: 'Alias',
     row: (k) => ({ tenant: `app${k}`, aliasHash: randomBytes(32).toString('base64'), userId: 'user-1', plaintext: 'ålias@example.com' }),
     key: (row) => ({ tenant_aliasHash: { tenant: row.tenant, aliasHash: row.aliasHash } }),
@@ -417,6 +429,41 @@ describe.each(providers())('migrations on %s', (provider) => {
     const keys = (await s.db.app.findMany({ select: { decoyKey: true } })).map((a) => a.decoyKey);
     for (const key of keys) expect(key).toMatch(/^[0-9a-f]{60,64}$/);
     expect(new Set(keys).size).toBe(2);
+  });
+
+  it('gives existing apps their users, user counts and event counts from the rows they hold', async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261125020000');
+    await migrateWith(provider, database.url, before);
+    const credential = (app: string, id: string, userId: string) =>
+      `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin") VALUES ('${app}', '${id}', '${userId}', 'h', 'k', 'example.com', 'https://example.com')`;
+    const alias = (app: string, hash: string, userId: string) => `INSERT INTO "Alias" ("tenant", "aliasHash", "userId") VALUES ('${app}', '${hash}', '${userId}')`;
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail", "maxUsers") VALUES ('bigapp', 'owner@example.com', 5)`,
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('emptyapp', 'owner@example.com')`,
+      credential('bigapp', 'c1', 'alice'),
+      credential('bigapp', 'c2', 'alice'),
+      credential('bigapp', 'c3', 'bob'),
+      alias('bigapp', 'h1', 'bob'),
+      alias('bigapp', 'h2', 'carol'),
+      alias('bigapp', 'h3', 'carol'),
+      ...['e1', 'e2'].map((id) => `INSERT INTO "Event" ("id", "tenant", "eventType", "message", "severity", "performedBy", "subject") VALUES ('${id}', 'bigapp', 'ApiUserDeleted', 'm', 'Informational', 'System', 'alice')`),
+    ]);
+    const s = open();
+    await s.migrate();
+    expect(await s.db.appCounter.findMany({ orderBy: { tenant: 'asc' }, select: { tenant: true, userCount: true, eventCount: true } })).toEqual([
+      { tenant: 'bigapp', userCount: 2, eventCount: 2 },
+      { tenant: 'emptyapp', userCount: 0, eventCount: 0 },
+    ]);
+    expect(await s.db.user.findMany({ orderBy: { userId: 'asc' }, select: { tenant: true, userId: true, credentialsCount: true, aliasCount: true } })).toEqual([
+      { tenant: 'bigapp', userId: 'alice', credentialsCount: 2, aliasCount: 0 },
+      { tenant: 'bigapp', userId: 'bob', credentialsCount: 1, aliasCount: 1 },
+      { tenant: 'bigapp', userId: 'carol', credentialsCount: 0, aliasCount: 2 },
+    ]);
+    // What the service then answers is these figures, and they go on from there.
+    expect(await s.hot.countUsers('bigapp')).toBe(2);
+    expect(await s.hot.userCapacity('bigapp', 'carol')).toEqual({ userCount: 2, maxUsers: 5, hasPasskey: false });
+    await s.hot.deleteUser('bigapp', 'alice');
+    expect(await s.hot.countUsers('bigapp')).toBe(1);
   });
 
   it('applies the migrations exactly once when two replicas start together', async () => {

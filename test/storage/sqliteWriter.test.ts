@@ -13,6 +13,7 @@ import { startSqliteWriter } from '../../src/server/store/sqliteWriter';
 const STATEMENTS = {
   insert: 'INSERT INTO "Item" ("id", "value") VALUES (@id, @value)',
   take: 'DELETE FROM "Item" WHERE "id" = @id RETURNING "value"',
+  bump: 'UPDATE "Item" SET "value" = "value" + 1 WHERE "id" = @id AND "value" < @limit',
 };
 
 describe('the SQLite writer thread', () => {
@@ -75,6 +76,43 @@ describe('the SQLite writer thread', () => {
       { id: 'held', value: 0 },
       { id: 'queued', value: 1 },
     ]);
+  });
+
+  it('commits a unit whole, or undoes it alone: a failed requirement or a refused statement leaves the rest of the batch', async () => {
+    await writer.write('insert', { id: 'counter', value: 0 });
+    const unit = (id: string, limit: number) =>
+      writer.unit([
+        { statement: 'insert', params: { id, value: 0 } },
+        { statement: 'bump', params: { id: 'counter', limit }, orFail: 'full' },
+      ]);
+    // All in one batch: the second unit finds the counter at its limit; the third repeats a key.
+    const outcomes = await Promise.allSettled([unit('a', 1), unit('b', 1), unit('a', 5), writer.write('insert', { id: 'plain', value: 9 })]);
+    expect(outcomes.slice(0, 2)).toEqual([
+      { status: 'fulfilled', value: { ok: true } },
+      { status: 'fulfilled', value: { ok: false, failure: 'full' } },
+    ]);
+    expect(outcomes[2].status === 'rejected' && (outcomes[2].reason as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+    expect(outcomes[3]).toEqual({ status: 'fulfilled', value: { changes: 1 } });
+    expect(rows()).toEqual([
+      { id: 'a', value: 0 },
+      { id: 'counter', value: 1 },
+      { id: 'plain', value: 9 },
+    ]);
+  });
+
+  it('runs a unit step only when the row an earlier step kept holds its condition', async () => {
+    await writer.write('insert', { id: 'x', value: 3 });
+    const takeThenInsert = (id: string, equals: number) =>
+      writer.unit([
+        { statement: 'take', params: { id }, as: 'taken' },
+        { statement: 'insert', params: { id: `${id}-was-${equals}`, value: equals }, onlyIf: { step: 'taken', column: 'value', equals } },
+      ]);
+    expect(await takeThenInsert('x', 4)).toEqual({ ok: true });
+    expect(rows()).toEqual([]);
+    await writer.write('insert', { id: 'x', value: 3 });
+    expect(await takeThenInsert('x', 3)).toEqual({ ok: true });
+    expect(await takeThenInsert('missing', 3)).toEqual({ ok: true });
+    expect(rows()).toEqual([{ id: 'x-was-3', value: 3 }]);
   });
 
   it('commits everything queued before it closes, then refuses new writes', async () => {

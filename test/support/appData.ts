@@ -4,7 +4,7 @@ import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } 
 import { MANAGEMENT_KEY, type TestApp } from './testService';
 
 /** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
-export const APP_TABLES = ['app', 'apiKey', 'tokenKey', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport'] as const;
+export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport'] as const;
 export type AppTable = (typeof APP_TABLES)[number];
 
 /** How many rows each table holds for `appId`. */

@@ -74,7 +74,7 @@ export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: nu
   const { store, challenges, aliases, features: settings, events, metadata, authenticators } = svc.services;
   const then = () => Date.now() - agoMs;
   const policy = new AuthenticatorPolicy(metadata, authenticators, settings);
-  return new RegistrationService(store.db, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then, policy).createToken(app.appId, input);
+  return new RegistrationService(store.hot, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then, policy).createToken(app.appId, input);
 }
 
 /** A token of `kind` for `app` whose expiry lies `agoMs` in the past. */

@@ -41,6 +41,8 @@ export async function waitUntilServing(url: string, child: ChildProcessWithoutNu
 
 export interface ServiceProcess {
   url: string;
+  /** The service's process id (for its memory, in /proc). */
+  pid: number;
   /** Where the service writes mail (no SMTP configured). */
   mailFile: string;
   /** supertest against the process, for the ceremony helpers. */
@@ -79,6 +81,7 @@ export async function startServiceProcess(env: Record<string, string> = {}, shar
   const http = supertest(url);
   return {
     url,
+    pid: child.pid!,
     mailFile,
     http,
     database,

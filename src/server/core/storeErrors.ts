@@ -1,9 +1,14 @@
 // How the stores report a refused write: Prisma's codes, and the drivers' own for statements the
 // hot path runs on them directly. Classified here so that any layer can tell them apart.
 
-/** Prisma's unique-constraint violation, the same code on both providers. */
+/**
+ * A row refused because its key is taken: Prisma's code (the same on both providers), or the
+ * drivers' own (PostgreSQL 23505, SQLite's extended codes for a primary key or a unique index).
+ */
 export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: string }).code === 'P2002';
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === 'P2002' || code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** Prisma's "record to update or delete does not exist". */

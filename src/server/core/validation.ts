@@ -47,6 +47,10 @@ export const customerUserId = () =>
     .pipe(z.string().min(1, 'is required'))
     .refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes');
 
+/** A whole number from a query string (text); '' (what the .NET SDK sends for "no value") means absent. */
+export const queryInt = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v), schema);
+
 /** Optional whole seconds between 1 and `max`; a numeric string also does, and null or '' mean absent. */
 export const optionalSeconds = (max: number) =>
   z.preprocess(

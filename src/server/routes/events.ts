@@ -12,6 +12,9 @@ const listEventsRoute = defineRoute({
   path: '/events',
   operationId: 'listEvents',
   summary: "One page of the app's event log, newest first (when event logging is on).",
+  description:
+    'Either `pageNumber` (from 1, counted from the newest event, as the SDKs send it) or `after` (the `next` of the previous page, which continues ' +
+    'after its last event at the same cost however deep the log) and `numberOfResults` (1..1000, default 100). `totalEventCount` is the whole log.',
   tag: 'private API',
   auth: 'ApiSecret',
   scope: 'events',

@@ -11,6 +11,9 @@ export const tokenAnswer = z.looseObject({ token: z.string() });
 /** A list: a bare array, or `{values}` when the app's `sdkCompatibleLists` is on. */
 export const listAnswer = <T extends z.ZodType>(item: T) => z.union([z.array(item), z.looseObject({ values: z.array(item) })]);
 
+/** One page of a list paged by key: `next` is the cursor of the following page, null after the last. */
+export const pageAnswer = <T extends z.ZodType>(item: T) => z.looseObject({ values: z.array(item), next: z.string().nullable() });
+
 /** WebAuthn options for the browser (`navigator.credentials.create/get`) and the ceremony's session token. */
 export const ceremonyOptionsAnswer = z.looseObject({ data: z.looseObject({ challenge: z.string() }), session: z.string() });
 
@@ -85,6 +88,7 @@ export const eventPageAnswer = z.looseObject({
   tenantId: z.string(),
   events: z.array(z.looseObject({ id: z.string(), performedAt: timestamp(), message: z.string(), eventType: z.string() })),
   totalEventCount: z.number(),
+  next: z.string().nullable().describe('pass as `after` for the following page; null when this page was not full'),
 });
 
 export const appFeaturesAnswer = z.looseObject({

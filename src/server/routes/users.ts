@@ -1,23 +1,28 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { authOf } from '../http/middleware/authenticate';
-import { listBody } from './listBody';
 import { mountRoute } from '../http/routing/mountRoute';
+import { streamJsonList } from '../http/streamJsonList';
 import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
-import { listAnswer, userSummaryAnswer } from './responseSchemas';
+import { listAnswer, pageAnswer, userSummaryAnswer } from './responseSchemas';
 import { userIdSchema } from '../services/users/credentials';
+import { MAX_USERS_PAGE, usersListQuerySchema } from '../services/users/users';
 import type { Services } from '../services';
 
 const listUsersRoute = defineRoute({
   method: 'get',
   path: '/users/list',
   operationId: 'listUsers',
-  summary: "The app's users (every userId with a passkey or an alias).",
+  summary: "The app's users (every userId with a passkey or an alias), in the order of their userId.",
+  description:
+    `Without \`limit\` or \`after\`, every user (streamed; a bare array, or \`{values}\` with \`sdkCompatibleLists\`). With either, one page of at most \`limit\` ` +
+    `(1..${MAX_USERS_PAGE}, default ${MAX_USERS_PAGE}) users as \`{values, next}\`: pass \`next\` as \`after\` for the following page; it is null after the last.`,
   tag: 'private API',
   auth: 'ApiSecret',
   scope: 'users',
-  responses: { 200: { description: 'The users.', schema: listAnswer(userSummaryAnswer) } },
+  query: usersListQuerySchema,
+  responses: { 200: { description: 'The users, or one page of them.', schema: z.union([pageAnswer(userSummaryAnswer), listAnswer(userSummaryAnswer)]) } },
 });
 
 const countUsersRoute = defineRoute({
@@ -49,9 +54,15 @@ export function userRoutes(services: Services): Router {
   const router = Router();
   const auth = routeAuthenticators(services);
 
-  mountRoute(router, auth, listUsersRoute, async (_input, _req, res) => {
+  mountRoute(router, auth, listUsersRoute, async ({ query }, _req, res) => {
     const appId = authOf(res).appId;
-    res.json(await listBody(services, appId, await services.users.list(appId)));
+    if (query.limit !== undefined || query.after !== undefined) {
+      res.json(await services.users.page(appId, query.after, query.limit));
+      return;
+    }
+    // Every user, as the SDKs read it, streamed a page at a time: memory does not grow with the app.
+    const { sdkCompatibleLists } = await services.features.get(appId);
+    await streamJsonList(res, services.users.pages(appId), sdkCompatibleLists ? { before: '{"values":', after: '}' } : undefined);
   });
 
   mountRoute(router, auth, countUsersRoute, async (_input, _req, res) => {

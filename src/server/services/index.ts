@@ -105,7 +105,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
-  const events = new EventLog(db, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
+  const events = new EventLog(db, store.hot, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
     flushIntervalMs,
     now,
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
@@ -121,7 +121,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   );
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
   const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
-  const aliases = new AliasService(db, events);
+  const aliases = new AliasService(db, store.hot, events);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
@@ -130,7 +130,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now);
   const metadata = new AuthenticatorMetadata({ blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots }, logger, now, options.downloadMetadata);
   const authenticators = new AuthenticatorLists(db, features, metadata, events, now);
-  const reports = new DailyReports(db, (appId) => appTotals(db, appId), logger, now);
+  const reports = new DailyReports(db, (appId) => appTotals(db, store.hot, appId), logger, now);
   const background = startBackgroundJobs(
     { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses },
     {
@@ -152,11 +152,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(db, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features)),
+    registration: new RegistrationService(store.hot, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features)),
     signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
     verification: new VerificationService(store.hot, tokens, features, events, now),
-    credentials: new CredentialService(db, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile))),
-    users: new UserService(db, events),
+    credentials: new CredentialService(db, store.hot, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile))),
+    users: new UserService(store.hot, events),
     authConfigs,
     events,
     magicLinks,

@@ -1,9 +1,14 @@
+import type { UnitOutcome } from './writeUnit';
+
+export type { UnitOutcome } from './writeUnit';
+
 /**
- * The statements every sign-in, verify and registration makes, run as prepared statements held
- * for the life of the process on the driver itself (better-sqlite3, pg) rather than through
- * Prisma, whose per-query cost was about 45 % of a sign-in's CPU. Prisma owns the schema and
- * every other query; these read and write the same rows in the same encodings as Prisma does,
- * so either side reads what the other wrote.
+ * The statements of every request that runs often (sign-in, verify, the registration ceremony,
+ * credentials/list, users/count, users/list and /events), run as prepared statements held for the life of
+ * the process on the driver itself (better-sqlite3, pg) rather than through Prisma, whose
+ * per-query cost was about 45 % of a sign-in's CPU. Prisma owns the schema and every other query;
+ * these read and write the same rows in the same encodings as Prisma does, so either side reads
+ * what the other wrote. The SQL is in `hotStatements.ts`, the multi-statement writes in `writeUnits.ts`.
  *
  * Every statement is scoped by the app (its `tenant` column). Times are epoch milliseconds. A write for an app that
  * is gone fails with the driver's foreign-key error (see `isForeignKeyViolation`).
@@ -28,6 +33,44 @@ export interface HotPath {
   recordCredentialUse(use: CredentialUse): Promise<boolean>;
   /** Records a single-use token id; false when it was already recorded. */
   redeemToken(appId: string, tokenId: string, expiresAt: number): Promise<boolean>;
+  /** Whether a single-use token id was recorded: one primary-key read. */
+  isTokenRedeemed(appId: string, tokenId: string): Promise<boolean>;
+
+  /** Every passkey of a user with every column, oldest first (credentials/list). */
+  listCredentials(appId: string, userId: string): Promise<StoredCredential[]>;
+  /** What register/token needs to refuse a new user early: one read. Undefined when the app is gone. */
+  userCapacity(appId: string, userId: string): Promise<UserCapacity | undefined>;
+  /** How many users of the app have a passkey (kept, not counted): one primary-key read. 0 when the app is gone. */
+  countUsers(appId: string): Promise<number>;
+  /**
+   * Up to `limit` users whose userId sorts after `after` ('' = from the first), in that order, and
+   * the key to continue after (null when this page reached the end).
+   */
+  usersPage(appId: string, after: string, limit: number): Promise<UsersPage>;
+
+  /**
+   * Writes a batch of events, whatever their apps, with each app's count of them, in one
+   * transaction; an event of an app that is gone rejects the batch with the driver's foreign-key error.
+   */
+  writeEvents(events: NewEvent[]): Promise<void>;
+  /** One page of the app's events, newest first, after the event `after` names (null: from the newest), and how many the app has (kept, not counted). */
+  eventsPage(appId: string, after: EventKey | null, limit: number): Promise<{ events: StoredEvent[]; total: number }>;
+
+  /**
+   * Stores a verified passkey, in one transaction with everything it changes: the user's aliases
+   * (replaced when given), the user's row and, when this is the user's first passkey, the app's
+   * number of users, within its maxUsers (else nothing is stored and the outcome is the failure
+   * `max_users_reached`). A duplicate credential id or a taken alias rejects with the driver's
+   * unique-violation error, and nothing is stored. New writes that must commit with the passkey
+   * are further steps of its unit (`registrationSteps`).
+   */
+  storeRegistration(registration: NewRegistration): Promise<UnitOutcome>;
+  /** Deletes one passkey of the user (and the user, if it was their last passkey and they have no alias); false when it was not there. */
+  deleteCredential(appId: string, descriptorId: string, userId: string): Promise<boolean>;
+  /** Deletes the user: their passkeys, aliases and row, in one transaction. */
+  deleteUser(appId: string, userId: string): Promise<void>;
+  /** Replaces the user's whole alias set in one transaction; a taken alias rejects with the driver's unique-violation error. */
+  replaceAliases(appId: string, userId: string, aliases: NewAlias[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,4 +109,73 @@ export interface CredentialUse {
   lastUsedDay: number;
   device: string;
   country: string;
+}
+
+/** A credential row with every column (times as epoch milliseconds). */
+export interface StoredCredential extends HotCredential {
+  attestationFmt: string;
+  aaGuid: string;
+  rpid: string;
+  origin: string;
+  country: string;
+  device: string;
+  backupState: boolean;
+  isDiscoverable: boolean | null;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+export interface UserCapacity {
+  userCount: number;
+  maxUsers: number | null;
+  /** Whether this user already has a passkey (and so does not count as a new user). */
+  hasPasskey: boolean;
+}
+
+export interface UserSummary {
+  userId: string;
+  credentialsCount: number;
+  aliasCount: number;
+  /** Plaintext, or null for a hashed alias. */
+  aliases: (string | null)[];
+  lastUsedAt: number | null;
+}
+
+export interface UsersPage {
+  users: UserSummary[];
+  next: string | null;
+}
+
+/** Where an event sits in the log's order: newest first, ties broken by id. */
+export interface EventKey {
+  performedAt: number;
+  id: string;
+}
+
+export interface StoredEvent extends EventKey {
+  eventType: string;
+  message: string;
+  severity: string;
+  performedBy: string;
+  subject: string;
+  apiKeyId: string;
+}
+
+export interface NewEvent extends StoredEvent {
+  tenant: string;
+}
+
+export interface NewAlias {
+  aliasHash: string;
+  /** Only when the alias is stored unhashed. */
+  plaintext: string | null;
+}
+
+export interface NewRegistration {
+  tenant: string;
+  credential: StoredCredential;
+  /** The user's new alias set, replacing the old one; undefined leaves the aliases alone. */
+  aliases?: NewAlias[];
+  /** A single-use token the passkey redeems: already redeemed, nothing is stored and the outcome is the failure `token_already_used`. */
+  redeemedToken?: { tokenId: string; expiresAt: number };
 }

@@ -28,7 +28,7 @@ const HOT_POOL_MAX = 10;
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'apiKey' | 'tokenKey' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | '$transaction'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | '$transaction'
 >;
 
 export interface Store {

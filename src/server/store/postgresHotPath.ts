@@ -1,6 +1,9 @@
-import { Pool } from 'pg';
-import { utcDayOf } from '../core/utcDay';
-import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotPath';
+import { Pool, types, type PoolClient, type QueryResult } from 'pg';
+import type { HotPath } from './hotPath';
+import type { HotDriver, StatementResult } from './hotDriver';
+import { hotPathOn } from './hotPathOn';
+import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from './hotStatements';
+import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
 
 /**
  * Prisma stores DateTime as `timestamp(3)` holding UTC. An ISO string with `Z` read as a
@@ -9,84 +12,91 @@ import type { ChallengeRow, CredentialUse, HotCredential, HotPath } from './hotP
  */
 const pgTime = (ms: number): string => new Date(ms).toISOString();
 
-// Named statements: pg prepares each once per pooled connection and reuses it.
-const STATEMENTS = {
-  insertChallenge: {
-    name: 'hot_insert_challenge',
-    text: `INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt", "expectedUserId") VALUES ($1, $2, $3, $4, $5)`,
-  },
-  deleteChallenge: {
-    name: 'hot_delete_challenge',
-    text: `DELETE FROM "Challenge" WHERE "id" = $1 AND "tenant" = $2 AND "ceremony" = $3 AND "expiresAt" > $4 RETURNING "expectedUserId"`,
-  },
-  findUserCredentials: {
-    name: 'hot_find_user_credentials',
-    text: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = $1 AND "userId" = $2 ORDER BY "lastUsedAt" DESC LIMIT $3`,
-  },
-  findCredential: {
-    name: 'hot_find_credential',
-    text: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "transports", "backupEligible", "uvInitialized", "nickname", "lastUsedDay"
-      FROM "Credential" WHERE "tenant" = $1 AND "descriptorId" = $2`,
-  },
-  recordCredentialUse: {
-    name: 'hot_record_credential_use',
-    text: `UPDATE "Credential" SET "signatureCounter" = $3, "backupState" = $5, "uvInitialized" = $6, "lastUsedAt" = $7, "device" = $8, "country" = $9
-      WHERE "tenant" = $1 AND "descriptorId" = $2
-        AND (($3::bigint > 0 AND "signatureCounter" < $3::bigint) OR ($3::bigint = 0 AND "signatureCounter" = $4::bigint))`,
-  },
-  // Only a credential's first use of a day writes the indexed day: an update that changes no
-  // indexed column stays a heap-only (HOT) update, with no new index entries.
-  recordCredentialUseOnNewDay: {
-    name: 'hot_record_credential_use_on_new_day',
-    text: `UPDATE "Credential" SET "signatureCounter" = $3, "backupState" = $5, "uvInitialized" = $6, "lastUsedAt" = $7, "device" = $8, "country" = $9, "lastUsedDay" = $10
-      WHERE "tenant" = $1 AND "descriptorId" = $2
-        AND (($3::bigint > 0 AND "signatureCounter" < $3::bigint) OR ($3::bigint = 0 AND "signatureCounter" = $4::bigint))`,
-  },
-  redeemToken: {
-    name: 'hot_redeem_token',
-    text: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-  },
-} as const;
+/** `timestamp` (without time zone) is read back as its text and taken as UTC; pg would take it as local time. */
+const TIMESTAMP_OID = 1114;
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === TIMESTAMP_OID ? (text: string) => text : types.getTypeParser(oid, format))) as typeof types.getTypeParser,
+};
+const timeOf = (value: unknown): number => Date.parse(`${String(value).replace(' ', 'T')}Z`);
 
-type CredentialRow = Omit<HotCredential, 'signatureCounter'> & { signatureCounter: string };
+// Named statements: pg prepares each once per pooled connection and reuses it.
+const STATEMENTS = Object.fromEntries(
+  (Object.keys(HOT_STATEMENTS) as HotStatement[]).map((name) => {
+    const { text, names } = positionalStatement(statementSql(name, 'postgresql'));
+    return [name, { name: `hot_${name}`, text, names, returnsRows: /^SELECT\b|\bRETURNING\b/.test(text) }];
+  }),
+) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;
+
+/**
+ * How long an idle connection is kept (pg's default is 10 s). Each connection holds its prepared
+ * statements, so traffic that pauses for a few seconds would otherwise pay a connection and a
+ * round of preparing on its return.
+ */
+const HOT_IDLE_TIMEOUT_MS = 60_000;
+
+/** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
+const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
+const UNIT_ATTEMPTS = 3;
 
 /**
  * The hot path on a pool of its own. Connections open on demand, so an idle service holds none;
- * `max` bounds what a busy one adds to Prisma's pool.
+ * `max` bounds what a busy one adds to Prisma's pool. A unit is one transaction on one connection.
  */
 export function openPostgresHotPath(connectionString: string, max: number): HotPath {
-  const pool = new Pool({ connectionString, max });
+  const pool = new Pool({ connectionString, max, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
   // the next statement takes a fresh connection and reports its own error if there is one.
   pool.on('error', () => undefined);
-  const run = async <R extends object>(statement: { name: string; text: string }, values: unknown[]) => pool.query<R>({ ...statement, values });
-  return {
-    async insertChallenge(c: ChallengeRow) {
-      await run(STATEMENTS.insertChallenge, [c.id, c.tenant, c.ceremony, pgTime(c.expiresAt), c.expectedUserId]);
+  const run = (on: Pool | PoolClient, statement: HotStatement, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
+    const { name, text, names } = STATEMENTS[statement];
+    return on.query({ name, text, values: names.map((key) => params[key]) });
+  };
+  const resultOf = (statement: HotStatement, result: QueryResult<Record<string, unknown>>): StatementResult =>
+    STATEMENTS[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
+
+  const runUnit = async (client: PoolClient, steps: UnitStep[]): Promise<UnitOutcome> => {
+    await client.query('BEGIN');
+    const kept: Record<string, Record<string, unknown> | undefined> = {};
+    for (const step of steps) {
+      if (step.onlyIf && !stepConditionHolds(step.onlyIf, kept)) continue;
+      const statement = step.statement as HotStatement;
+      const result = await run(client, statement, step.params);
+      if (step.as) kept[step.as] = result.rows[0];
+      if (step.orFail !== undefined && (result.rowCount ?? 0) === 0) {
+        await client.query('ROLLBACK');
+        return { ok: false, failure: step.orFail };
+      }
+    }
+    await client.query('COMMIT');
+    return { ok: true };
+  };
+
+  const driver: HotDriver = {
+    read: async (statement, params) => (await run(pool, statement, params)).rows[0],
+    readAll: async (statement, params) => (await run(pool, statement, params)).rows,
+    write: async (statement, params) => resultOf(statement, await run(pool, statement, params)),
+    async unit(steps) {
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        let broken: Error | undefined;
+        try {
+          return await runUnit(client, steps);
+        } catch (error) {
+          await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+          if (!isRetryable(error) || attempt === UNIT_ATTEMPTS) throw error;
+        } finally {
+          // A connection that could not even roll back is not given to the next caller.
+          client.release(broken);
+        }
+      }
     },
-    async deleteChallenge(appId, ceremony, id, now) {
-      const { rows } = await run<{ expectedUserId: string | null }>(STATEMENTS.deleteChallenge, [id, appId, ceremony, pgTime(now)]);
-      return rows[0] && { expectedUserId: rows[0].expectedUserId };
-    },
-    async findUserCredentials(appId, userId, limit) {
-      return (await run<{ descriptorId: string; transports: string }>(STATEMENTS.findUserCredentials, [appId, userId, limit])).rows;
-    },
-    async findCredential(appId, descriptorId) {
-      const { rows } = await run<CredentialRow>(STATEMENTS.findCredential, [appId, descriptorId]);
-      return rows[0] && { ...rows[0], signatureCounter: Number(rows[0].signatureCounter) };
-    },
-    async recordCredentialUse(u: CredentialUse) {
-      const usedDay = utcDayOf(u.usedAt);
-      const values = [u.tenant, u.descriptorId, u.newCounter, u.storedCounter, u.backupState, u.uvInitialized, pgTime(u.usedAt), u.device, u.country];
-      const { rowCount } = await (usedDay === u.lastUsedDay ? run(STATEMENTS.recordCredentialUse, values) : run(STATEMENTS.recordCredentialUseOnNewDay, [...values, usedDay]));
-      return rowCount === 1;
-    },
-    async redeemToken(appId, tokenId, expiresAt) {
-      const { rowCount } = await run(STATEMENTS.redeemToken, [appId, tokenId, pgTime(expiresAt)]);
-      return rowCount === 1;
-    },
+    time: pgTime,
+    bool: (value) => value,
+    timeOf,
+    boolOf: (value) => value === true,
     async close() {
       if (!pool.ended) await pool.end();
     },
   };
+  return hotPathOn(driver);
 }

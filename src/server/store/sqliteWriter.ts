@@ -1,11 +1,13 @@
 import { Worker } from 'node:worker_threads';
+import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
 
 /** What a statement answered: the row of a statement that returns one, else how many rows it changed. */
 export type WriteResult = Record<string, unknown> | { changes: number } | undefined;
 
-type Item = [statement: string, params: Record<string, unknown>];
+/** One statement, or a unit of statements that commit together (see writeUnit.ts). */
+type Item = { statement: string; params: Record<string, unknown> } | { unit: UnitStep[] };
 type WireError = { message: string; code?: string };
-type Outcome = { value: WriteResult } | { error: WireError };
+type Outcome = { value: WriteResult | UnitOutcome } | { error: WireError };
 type Reply = { outcomes: Outcome[] } | { failed: WireError };
 
 interface WriterData {
@@ -18,17 +20,26 @@ interface WriterData {
 
 /**
  * The writer thread's whole program. It is started from its source text, so it may use nothing of
- * this module's scope: everything it needs comes in `workerData`. Each batch runs in one
- * `BEGIN IMMEDIATE … COMMIT`; a statement that fails (a foreign-key refusal) fails only itself.
+ * this module's scope: `holds` is `stepConditionHolds`, passed in by its source text, and
+ * everything else comes in `workerData`. Each batch runs in one `BEGIN IMMEDIATE … COMMIT`; a statement that fails (a
+ * foreign-key refusal) fails only itself, and a unit runs inside a savepoint, so that it is undone
+ * alone when one of its statements fails or misses the row it requires.
  * Waiting for a lock blocks this thread only, so the connection keeps SQLite's own busy timeout.
  */
-function writerThread(): void {
+function writerThread(holds: typeof stepConditionHolds): void {
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { driver, filename, setup, timeoutMs, statements } = workerData as WriterData;
   const Database = require(driver) as typeof import('better-sqlite3');
   const db = new Database(filename, { timeout: timeoutMs });
   db.exec(setup);
-  const [begin, commit, rollback] = ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK'].map((sql) => db.prepare(sql));
+  const [begin, commit, rollback, savepoint, rollbackToSavepoint, releaseSavepoint] = [
+    'BEGIN IMMEDIATE',
+    'COMMIT',
+    'ROLLBACK',
+    'SAVEPOINT unit',
+    'ROLLBACK TO unit',
+    'RELEASE unit',
+  ].map((sql) => db.prepare(sql));
   const prepared = new Map<string, import('better-sqlite3').Statement>();
   const statement = (name: string) => {
     let s = prepared.get(name);
@@ -36,6 +47,43 @@ function writerThread(): void {
     return s;
   };
   const wire = (error: unknown): WireError => ({ message: String((error as Error)?.message ?? error), code: (error as { code?: string })?.code });
+  const runStatement = (name: string, params: Record<string, unknown>): WriteResult => {
+    const s = statement(name);
+    return s.reader ? (s.get(params) as WriteResult) : { changes: s.run(params).changes };
+  };
+  const runUnit = (steps: UnitStep[]): UnitOutcome => {
+    savepoint.run();
+    const undo = () => {
+      // An I/O error may have rolled the whole transaction back, savepoint included.
+      if (!db.inTransaction) return;
+      rollbackToSavepoint.run();
+      releaseSavepoint.run();
+    };
+    const kept: Record<string, Record<string, unknown> | undefined> = {};
+    try {
+      for (const step of steps) {
+        if (step.onlyIf && !holds(step.onlyIf, kept)) continue;
+        const s = statement(step.statement);
+        let changed: boolean;
+        if (s.reader) {
+          const row = s.get(step.params) as Record<string, unknown> | undefined;
+          if (step.as) kept[step.as] = row;
+          changed = row !== undefined;
+        } else {
+          changed = s.run(step.params).changes > 0;
+        }
+        if (step.orFail !== undefined && !changed) {
+          undo();
+          return { ok: false, failure: step.orFail };
+        }
+      }
+    } catch (error) {
+      undo();
+      throw error;
+    }
+    releaseSavepoint.run();
+    return { ok: true };
+  };
   const runBatch = (items: Item[]): Reply => {
     try {
       begin.run();
@@ -43,17 +91,16 @@ function writerThread(): void {
       return { failed: wire(error) };
     }
     const outcomes: Outcome[] = [];
-    for (const [name, params] of items) {
+    for (const item of items) {
       if (!db.inTransaction) {
         // An I/O error rolled the whole transaction back: nothing of the batch is committed.
         outcomes.push({ error: { message: 'the SQLite transaction was rolled back' } });
         continue;
       }
       try {
-        const s = statement(name);
-        outcomes.push({ value: s.reader ? (s.get(params) as WriteResult) : { changes: s.run(params).changes } });
+        outcomes.push({ value: 'unit' in item ? runUnit(item.unit) : runStatement(item.statement, item.params) });
       } catch (error) {
-        outcomes.push({ error: wire(error) }); // only this statement was undone; the transaction goes on
+        outcomes.push({ error: wire(error) }); // only this statement (or unit) was undone; the transaction goes on
       }
     }
     try {
@@ -75,7 +122,7 @@ function writerThread(): void {
   });
 }
 
-const WRITER_SOURCE = `(${writerThread.toString()})()`;
+const WRITER_SOURCE = `(${writerThread.toString()})(${stepConditionHolds.toString()})`;
 
 const asError = ({ message, code }: WireError): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -91,7 +138,7 @@ const asError = ({ message, code }: WireError): Error => Object.assign(new Error
  * that returns one, such as `DELETE … RETURNING`) or its number of changed rows.
  */
 export function startSqliteWriter(filename: string, setup: string, timeoutMs: number, statements: Record<string, string>) {
-  type Pending = { item: Item; resolve: (value: WriteResult) => void; reject: (error: Error) => void };
+  type Pending = { item: Item; resolve: (value: WriteResult | UnitOutcome) => void; reject: (error: Error) => void };
   const workerData: WriterData = { driver: require.resolve('better-sqlite3'), filename, setup, timeoutMs, statements };
   let worker: Worker | undefined;
   let queue: Pending[] = [];
@@ -147,18 +194,26 @@ export function startSqliteWriter(filename: string, setup: string, timeoutMs: nu
     w.postMessage({ batch: inFlight.map((p) => p.item) });
   };
 
+  const enqueue = (item: Item): Promise<WriteResult | UnitOutcome> => {
+    if (closed) return Promise.reject(new Error('the SQLite writer is closed'));
+    return new Promise((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      // Everything queued in this turn of the event loop goes in one batch.
+      if (!scheduled && !inFlight) {
+        scheduled = true;
+        setImmediate(send);
+      }
+    });
+  };
+
   return {
     /** Queues a write for the next commit; resolves with its result once committed. */
     write(statement: string, params: Record<string, unknown>): Promise<WriteResult> {
-      if (closed) return Promise.reject(new Error('the SQLite writer is closed'));
-      return new Promise<WriteResult>((resolve, reject) => {
-        queue.push({ item: [statement, params], resolve, reject });
-        // Everything queued in this turn of the event loop goes in one batch.
-        if (!scheduled && !inFlight) {
-          scheduled = true;
-          setImmediate(send);
-        }
-      });
+      return enqueue({ statement, params }) as Promise<WriteResult>;
+    },
+    /** Queues a unit for the next commit; resolves once committed, or undone with its failure. */
+    unit(steps: UnitStep[]): Promise<UnitOutcome> {
+      return enqueue({ unit: steps }) as Promise<UnitOutcome>;
     },
     /** Lets what is queued commit, then stops the thread. */
     close(): Promise<void> {

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../core/apiError';
-import type { Db } from '../../store';
+import type { HotPath } from '../../store';
 
-// A register_ token registers one passkey. It is redeemed in the transaction that stores the
-// passkey (so a registration that fails verification does not use it up, and the browser client's
-// retry with the same token works), through the RedeemedToken rows verify tokens are redeemed with.
+// A register_ token registers one passkey. It is redeemed in the unit that stores the passkey
+// (NewRegistration.redeemedToken), so a registration that fails verification does not use it up
+// and the browser client's retry with the same token works, through the RedeemedToken rows verify
+// tokens are redeemed with.
 // register/begin refuses a token already redeemed, before the browser is asked to make a passkey
 // that could not be stored.
 
@@ -23,18 +24,7 @@ export const registerTokenAlreadyUsed = () =>
     detail: 'Ask your backend for a new registration token (POST /register/token).',
   });
 
-/** Refuses a register_ token that already registered a passkey. */
-export async function assertRegisterTokenUnused(db: Db, appId: string, tokenId: string): Promise<void> {
-  const redeemed = await db.redeemedToken.findUnique({ where: { tenant_tokenId: { tenant: appId, tokenId } }, select: { tokenId: true } });
-  if (redeemed) throw registerTokenAlreadyUsed();
-}
-
-/** The write that redeems a register_ token, for the transaction that stores its passkey (a second one fails on the key). */
-export function redeemRegisterToken(db: Db, appId: string, tokenId: string, expiresAt: number) {
-  return db.redeemedToken.create({ data: { tenant: appId, tokenId, expiresAt: new Date(expiresAt) } });
-}
-
-/** Whether a unique violation of that transaction was this token's redemption. */
-export async function isRegisterTokenRedeemed(db: Db, appId: string, tokenId: string): Promise<boolean> {
-  return (await db.redeemedToken.findUnique({ where: { tenant_tokenId: { tenant: appId, tokenId } }, select: { tokenId: true } })) !== null;
+/** Refuses a register_ token that already registered a passkey: one primary-key read. */
+export async function assertRegisterTokenUnused(hot: HotPath, appId: string, tokenId: string): Promise<void> {
+  if (await hot.isTokenRedeemed(appId, tokenId)) throw registerTokenAlreadyUsed();
 }

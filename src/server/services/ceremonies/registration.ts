@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
-import type { Db } from '../../store';
+import type { HotPath } from '../../store';
 import { isUniqueViolation } from '../../core/storeErrors';
+import { appDeletedMeanwhile } from '../../core/storeProblem';
 import { SUPPORTED_ALGORITHM_IDS } from '../../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../../webauthn/origins';
@@ -15,7 +16,7 @@ import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } fro
 import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
 import { expectationsOf } from '../../webauthn/expectations';
-import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, aliasRows, type AliasService } from '../users/aliases';
+import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, newAliases, type AliasService } from '../users/aliases';
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
@@ -23,11 +24,13 @@ import type { AuthenticatorPolicy } from '../authenticators/authenticatorPolicy'
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
-import { assertRegisterTokenUnused, isRegisterTokenRedeemed, redeemRegisterToken, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
+import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
 const MAX_CREDENTIAL_ID_BYTES = 1023;
+/** The most passkeys `excludeCredentials` names (the user's most recently used): a cap on what one begin reads. */
+const MAX_EXCLUDE_CREDENTIALS = 256;
 const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
 
 // Reference accepts 'CrossPlatform', 'cross-platform', 0 and 1 for the attachment.
@@ -109,7 +112,7 @@ function parseAttestation(value: string | undefined): RegisterTokenPayload['atte
 
 export class RegistrationService {
   constructor(
-    private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly tokens: TokenService,
     private readonly challenges: ChallengeStore,
     private readonly aliases: AliasService,
@@ -127,13 +130,17 @@ export class RegistrationService {
     }
   }
 
+  /**
+   * The early answer, as the reference gives it: a new user while the app is at its maxUsers. One
+   * read of the kept count (never a count of the app's users). It is advice only: the limit itself
+   * holds where a user comes into existence, when register/complete stores their first passkey.
+   */
   private async assertUserCapacity(appId: string, userId: string): Promise<void> {
-    const { maxUsers } = await this.features.get(appId);
-    if (maxUsers === null) return;
-    const existing = await this.db.credential.findFirst({ where: { tenant: appId, userId }, select: { userId: true } });
-    if (existing) return;
-    const users = await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId } });
-    if (users.length >= maxUsers) throw new ApiError('max_users_reached');
+    // The cached features say whether the app limits its users at all; the read has the fresh limit.
+    if ((await this.features.get(appId)).maxUsers === null) return;
+    const capacity = await this.hot.userCapacity(appId, userId);
+    if (!capacity) throw appDeletedMeanwhile();
+    if (capacity.maxUsers !== null && !capacity.hasPasskey && capacity.userCount >= capacity.maxUsers) throw maxUsersReached();
   }
 
   async createToken(appId: string, input: z.output<typeof registerTokenSchema>): Promise<string> {
@@ -172,9 +179,9 @@ export class RegistrationService {
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
     const registerTokenId = registerTokenIdOf(input.token as string);
-    await assertRegisterTokenUnused(this.db, appId, registerTokenId);
+    await assertRegisterTokenUnused(this.hot, appId, registerTokenId);
 
-    const existing = await this.db.credential.findMany({ where: { tenant: appId, userId: registration.userId }, select: { descriptorId: true, transports: true } });
+    const existing = await this.hot.findUserCredentials(appId, registration.userId, MAX_EXCLUDE_CREDENTIALS);
     const { challenge, expiresAt } = await this.challenges.issue(appId, 'registration');
     this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
     const session: RegistrationSession = {
@@ -249,58 +256,53 @@ export class RegistrationService {
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
     const backupEligible = info.credentialDeviceType === 'multiDevice';
-    const now = new Date(this.now());
+    const now = this.now();
 
-    const writes = () => {
-      const batch = [];
+    const registration = {
+      tenant: appId,
+      credential: {
+        descriptorId: credentialId,
+        userId: session.userId,
+        userHandle: userHandleOf(session.userId),
+        publicKey: toBase64Url(info.credential.publicKey),
+        signatureCounter: info.credential.counter,
+        attestationFmt: info.fmt,
+        aaGuid: info.aaguid,
+        transports: JSON.stringify(transports),
+        rpid: session.rpId,
+        origin: session.origin,
+        country: client.country,
+        device: client.device,
+        nickname: input.nickname ?? '',
+        backupEligible,
+        backupState: info.credentialBackedUp,
+        isDiscoverable: typeof rk === 'boolean' ? rk : null,
+        uvInitialized: info.userVerified,
+        createdAt: now,
+        lastUsedAt: now,
+        lastUsedDay: utcDayOf(now),
+      },
+      aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.
-      if (session.registerTokenId !== undefined) batch.push(redeemRegisterToken(this.db, appId, session.registerTokenId, session.registerTokenExp ?? session.exp));
-      if (session.aliases.length > 0) {
-        batch.push(this.db.alias.deleteMany({ where: { tenant: appId, userId: session.userId } }));
-        batch.push(this.db.alias.createMany({ data: aliasRows(appId, session.userId, session.aliases, session.aliasHashing) }));
-      }
-      batch.push(
-        this.db.credential.create({
-          data: {
-            tenant: appId,
-            descriptorId: credentialId,
-            userId: session.userId,
-            userHandle: userHandleOf(session.userId),
-            publicKey: toBase64Url(info.credential.publicKey),
-            signatureCounter: BigInt(info.credential.counter),
-            attestationFmt: info.fmt,
-            aaGuid: info.aaguid,
-            transports: JSON.stringify(transports),
-            rpid: session.rpId,
-            origin: session.origin,
-            country: client.country,
-            device: client.device,
-            nickname: input.nickname ?? '',
-            backupEligible,
-            backupState: info.credentialBackedUp,
-            isDiscoverable: typeof rk === 'boolean' ? rk : null,
-            uvInitialized: info.userVerified,
-            createdAt: now,
-            lastUsedAt: now,
-            lastUsedDay: utcDayOf(now.getTime()),
-          },
-        }),
-      );
-      return batch;
+      redeemedToken: session.registerTokenId === undefined ? undefined : { tokenId: session.registerTokenId, expiresAt: session.registerTokenExp ?? session.exp },
     };
+    // One transaction (see HotPath.storeRegistration): the passkey, the user's aliases and row, and
+    // the app's user count within its maxUsers.
     for (let attempt = 1; ; attempt++) {
+      let stored;
       try {
-        await this.db.$transaction(writes());
-        break;
+        stored = await this.hot.storeRegistration(registration);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        if (session.registerTokenId !== undefined && (await isRegisterTokenRedeemed(this.db, appId, session.registerTokenId))) throw registerTokenAlreadyUsed();
-        const duplicate = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: credentialId } }, select: { tenant: true } });
-        if (duplicate) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
+        if (await this.hot.findCredential(appId, credentialId)) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
         // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
         await this.aliases.assertAvailable(appId, session.userId, session.aliases);
         if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
+        continue;
       }
+      if (!stored.ok && stored.failure === 'token_already_used') throw registerTokenAlreadyUsed();
+      if (!stored.ok) throw maxUsersReached('The app reached its maxUsers while this passkey was being made; it was not stored.');
+      break;
     }
 
     const payload: VerifyTokenPayload = newVerifyPayload(
@@ -325,6 +327,8 @@ export class RegistrationService {
     return this.tokens.issue('verify', payload);
   }
 }
+
+const maxUsersReached = (detail = "The app has as many users as its maxUsers allows; a new user's passkey cannot be registered.") => new ApiError('max_users_reached', { detail });
 
 /** An ISO timestamp without an offset is UTC, as the spec says all timestamps are. */
 function parseUtc(iso: string): number {

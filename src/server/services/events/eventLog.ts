@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import { ciObject } from '../../core/validation';
-import type { Db } from '../../store';
+import { timeOrderedUuid } from '../../core/timeOrderedUuid';
+import { cursorParameter, encodeCursor } from '../../core/pageCursor';
+import { ciObject, queryInt } from '../../core/validation';
+import type { Db, HotPath } from '../../store';
+import type { EventKey, StoredEvent } from '../../store/hotPath';
 import { isForeignKeyViolation } from '../../core/storeErrors';
 import { EVENT_TYPES, type EventType } from './eventTypes';
 
@@ -21,7 +23,8 @@ export interface AppEvent {
 interface EventRow {
   id: string;
   tenant: string;
-  performedAt: Date;
+  /** Epoch milliseconds. */
+  performedAt: number;
   eventType: string;
   severity: string;
   message: string;
@@ -30,13 +33,24 @@ interface EventRow {
   apiKeyId: string;
 }
 
-/** Query strings are text; '' (what the .NET SDK sends for "no value") means absent. */
-const queryInt = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : typeof v === 'string' && /^\d{1,10}$/.test(v) ? Number(v) : v), schema);
+/** An event's place in the log, as a cursor carries it: `<performedAt ms>.<id>`. */
+const eventKeyText = (event: EventKey) => `${event.performedAt}.${event.id}`;
+function eventKeyOf(text: string): EventKey | undefined {
+  const match = /^(\d{1,15})\.(.{1,64})$/s.exec(text);
+  return match ? { performedAt: Number(match[1]), id: match[2] } : undefined;
+}
 
+/**
+ * `pageNumber` (the reference's, and the SDKs') counts pages from the newest event; `after` (the
+ * `next` of a page) continues after that page's last event by key, at the same cost however deep.
+ */
 export const eventsQuerySchema = ciObject({
-  pageNumber: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be at least 1').max(2_147_483_647)),
+  pageNumber: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be at least 1').max(2_147_483_647).optional()),
   numberOfResults: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be between 1 and 1000').max(1000, 'must be between 1 and 1000').optional()),
+  after: cursorParameter((key) => eventKeyOf(key) !== undefined),
+}).superRefine((query, ctx) => {
+  if (query.pageNumber === undefined && query.after === undefined) ctx.addIssue({ code: 'custom', path: ['pageNumber'], message: 'is required (or after, the next of a page)' });
+  if (query.pageNumber !== undefined && query.after !== undefined) ctx.addIssue({ code: 'custom', path: ['after'], message: 'cannot be combined with pageNumber' });
 });
 
 export interface EventLogOptions {
@@ -78,6 +92,7 @@ export class EventLog {
 
   constructor(
     private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly isLoggingEnabled: (appId: string) => Promise<boolean>,
     private readonly logger: Logger,
     options: EventLogOptions = {},
@@ -99,10 +114,12 @@ export class EventLog {
       this.dropped += 1;
       return;
     }
+    const now = this.now();
     this.pending.push({
-      id: randomUUID(),
+      // Time-ordered, so that the log's primary key grows at its end, as its (tenant, time) index does.
+      id: timeOrderedUuid(now),
       tenant: appId,
-      performedAt: new Date(performedAt ?? this.now()),
+      performedAt: performedAt ?? now,
       eventType: event.type,
       severity: EVENT_TYPES[event.type],
       message: event.message,
@@ -149,7 +166,7 @@ export class EventLog {
 
   private async writeChunk(chunk: EventRow[]): Promise<void> {
     try {
-      await this.db.event.createMany({ data: chunk });
+      await this.insert(chunk);
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error;
       // An app was deleted after these events were recorded (here or on another replica): its
@@ -157,48 +174,70 @@ export class EventLog {
       const appIds = [...new Set(chunk.map((e) => e.tenant))];
       const alive = new Set((await this.db.app.findMany({ where: { id: { in: appIds } }, select: { id: true } })).map((a) => a.id));
       const kept = chunk.filter((e) => alive.has(e.tenant));
-      if (kept.length > 0) await this.db.event.createMany({ data: kept });
+      if (kept.length > 0) await this.insert(kept);
     }
   }
 
-  /** One page, newest first, with the app's total; anything still buffered is written first. */
+  /** The events and each app's count of them, in one transaction (one statement for the events, on the hot path). */
+  private async insert(rows: EventRow[]): Promise<void> {
+    await this.hot.writeEvents(rows);
+  }
+
+  /**
+   * One page, newest first, with the app's total (kept, not counted) and `next`, the cursor of the
+   * following page (null when this one was not full); anything still buffered is written first.
+   * The first page and every page by `after` are one index range; a `pageNumber` past the first
+   * skips the pages before it, as the reference's offset paging does.
+   */
   async page(appId: string, query: z.output<typeof eventsQuerySchema>) {
     if (!(await this.isLoggingEnabled(appId))) throw new ApiError('event_logging_disabled');
-    const { pageNumber, numberOfResults = 100 } = query;
+    const { pageNumber = 1, numberOfResults = 100, after } = query;
     await this.flush();
-    const [total, rows] = await Promise.all([
-      this.db.event.count({ where: { tenant: appId } }),
-      this.db.event.findMany({
-        where: { tenant: appId },
-        orderBy: [{ performedAt: 'desc' }, { id: 'desc' }],
-        skip: (pageNumber - 1) * numberOfResults,
-        take: numberOfResults,
-      }),
-    ]);
+    let events: StoredEvent[];
+    let total: number;
+    if (after !== undefined || pageNumber === 1) {
+      ({ events, total } = await this.hot.eventsPage(appId, after === undefined ? null : eventKeyOf(after)!, numberOfResults));
+    } else {
+      const [counter, rows] = await Promise.all([
+        this.db.appCounter.findUnique({ where: { tenant: appId }, select: { eventCount: true } }),
+        this.db.event.findMany({ where: { tenant: appId }, orderBy: [{ performedAt: 'desc' }, { id: 'desc' }], skip: (pageNumber - 1) * numberOfResults, take: numberOfResults }),
+      ]);
+      total = counter?.eventCount ?? 0;
+      events = rows.map((e) => ({ ...e, performedAt: e.performedAt.getTime() }));
+    }
+    const last = events.length === numberOfResults ? events[events.length - 1] : undefined;
     return {
       tenantId: appId,
-      events: rows.map((e) => ({
+      events: events.map((e) => ({
         id: e.id,
-        performedAt: e.performedAt.toISOString(),
+        performedAt: new Date(e.performedAt).toISOString(),
         message: e.message,
         performedBy: e.performedBy,
-        tenantId: e.tenant,
+        tenantId: appId,
         eventType: e.eventType,
         severity: e.severity,
         subject: e.subject,
         apiKeyId: e.apiKeyId,
       })),
       totalEventCount: total,
+      next: last ? encodeCursor(eventKeyText(last)) : null,
     };
   }
 
-  /** Housekeeping: drops every app's events older than its retention period (days). */
+  /**
+   * Housekeeping: drops every app's events older than its retention period (days), and takes them
+   * off the app's count in the same transaction. An app with nothing to drop costs one probe of
+   * its index.
+   */
   async sweep(): Promise<void> {
     const apps = await this.db.app.findMany({ select: { id: true, eventLoggingRetentionPeriod: true } });
-    const byRetention = new Map<number, string[]>();
-    for (const app of apps) byRetention.set(app.eventLoggingRetentionPeriod, [...(byRetention.get(app.eventLoggingRetentionPeriod) ?? []), app.id]);
-    for (const [days, appIds] of byRetention) {
-      await this.db.event.deleteMany({ where: { tenant: { in: appIds }, performedAt: { lt: new Date(this.now() - days * DAY_MS) } } });
+    for (const app of apps) {
+      const where = { tenant: app.id, performedAt: { lt: new Date(this.now() - app.eventLoggingRetentionPeriod * DAY_MS) } };
+      if (!(await this.db.event.findFirst({ where, select: { id: true } }))) continue;
+      await this.db.$transaction(async (tx) => {
+        const { count } = await tx.event.deleteMany({ where });
+        await tx.appCounter.updateMany({ where: { tenant: app.id }, data: { eventCount: { decrement: count } } });
+      });
     }
   }
 

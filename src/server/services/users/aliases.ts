@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import type { Db } from '../../store';
+import type { Db, HotPath } from '../../store';
+import type { NewAlias } from '../../store/hotPath';
 import { isUniqueViolation } from '../../core/storeErrors';
 import type { EventLog } from '../events/eventLog';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../../shared/vocabulary';
@@ -20,17 +21,10 @@ function hashAlias(appId: string, alias: string): string {
   return createHash('sha256').update(appId + alias, 'utf8').digest('base64');
 }
 
-export interface AliasRow {
-  tenant: string;
-  aliasHash: string;
-  userId: string;
-  plaintext: string | null;
-}
-
 /** In key order, so that concurrent inserts lock rows in the same order and cannot deadlock. */
-export function aliasRows(appId: string, userId: string, aliases: string[], hashing: boolean): AliasRow[] {
+export function newAliases(appId: string, aliases: string[], hashing: boolean): NewAlias[] {
   return aliases
-    .map((alias) => ({ tenant: appId, aliasHash: hashAlias(appId, alias), userId, plaintext: hashing ? null : alias }))
+    .map((alias) => ({ aliasHash: hashAlias(appId, alias), plaintext: hashing ? null : alias }))
     .sort((a, b) => (a.aliasHash < b.aliasHash ? -1 : a.aliasHash > b.aliasHash ? 1 : 0));
 }
 
@@ -46,6 +40,7 @@ export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One
 export class AliasService {
   constructor(
     private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly events: EventLog,
   ) {}
 
@@ -59,15 +54,12 @@ export class AliasService {
     if (taken) throw aliasConflict();
   }
 
-  /** Replaces the user's whole alias set atomically; a conflict changes nothing. */
+  /** Replaces the user's whole alias set atomically (with the user's row); a conflict changes nothing. */
   async replace(appId: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       await this.assertAvailable(appId, userId, aliases);
       try {
-        await this.db.$transaction([
-          this.db.alias.deleteMany({ where: { tenant: appId, userId } }),
-          this.db.alias.createMany({ data: aliasRows(appId, userId, aliases, hashing) }),
-        ]);
+        await this.hot.replaceAliases(appId, userId, newAliases(appId, aliases, hashing));
         // The count only: an alias is often an email address.
         this.events.record(appId, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
         return;

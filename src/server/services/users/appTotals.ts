@@ -1,4 +1,4 @@
-import type { Db } from '../../store';
+import type { Db, HotPath } from '../../store';
 
 export interface AppTotals {
   /** Distinct users with at least one passkey. */
@@ -7,16 +7,13 @@ export interface AppTotals {
 }
 
 /**
- * An app's total users and passkeys, for the daily reports.
+ * An app's total users and passkeys, for the daily reports (once a day per app, never per request).
  *
- * SEAM: these are plain COUNTs, whose cost grows with the app. Exact per-app counters kept in the
- * same transaction as every credential write are being added separately; when they land, this
- * function reads them instead and the reports cost the same at any size. Nothing else counts.
+ * Users are the kept count (AppCounter.userCount, one primary-key read). Passkeys are counted on
+ * the (tenant, userId) index: keeping that count too would put a write on the app's counter row in
+ * every registration, where concurrent registrations would queue for it, to save one index count a day.
  */
-export async function appTotals(db: Db, appId: string): Promise<AppTotals> {
-  const [users, credentials] = await Promise.all([
-    db.credential.groupBy({ by: ['userId'], where: { tenant: appId } }),
-    db.credential.count({ where: { tenant: appId } }),
-  ]);
-  return { users: users.length, credentials };
+export async function appTotals(db: Db, hot: HotPath, appId: string): Promise<AppTotals> {
+  const [users, credentials] = await Promise.all([hot.countUsers(appId), db.credential.count({ where: { tenant: appId } })]);
+  return { users, credentials };
 }

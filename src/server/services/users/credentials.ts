@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject, looseString } from '../../core/validation';
-import type { Db } from '../../store';
+import type { Db, HotPath } from '../../store';
+import type { StoredCredential } from '../../store/hotPath';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
@@ -27,10 +28,8 @@ function credentialIdOf(value: string): string {
   return id;
 }
 
-type CredentialRow = NonNullable<Awaited<ReturnType<Db['credential']['findUnique']>>>;
-
 /** One element of `/credentials/list`: every field of the spec's table plus what the SDKs read, and the authenticator's name when known. */
-function credentialView(c: CredentialRow, nameOf: AuthenticatorNameOf) {
+function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
   const aaGuid = GUID.test(c.aaGuid) ? c.aaGuid.toLowerCase() : NO_AAGUID;
   return {
     descriptor: descriptorOf(c.descriptorId, c.transports),
@@ -38,9 +37,9 @@ function credentialView(c: CredentialRow, nameOf: AuthenticatorNameOf) {
     userHandle: base64UrlToBase64(c.userHandle),
     signatureCounter: Number(c.signatureCounter),
     attestationFmt: c.attestationFmt,
-    createdAt: c.createdAt.toISOString(),
+    createdAt: new Date(c.createdAt).toISOString(),
     aaGuid,
-    lastUsedAt: c.lastUsedAt.toISOString(),
+    lastUsedAt: new Date(c.lastUsedAt).toISOString(),
     rpid: c.rpid,
     origin: c.origin,
     country: c.country,
@@ -56,13 +55,16 @@ function credentialView(c: CredentialRow, nameOf: AuthenticatorNameOf) {
 
 export class CredentialService {
   constructor(
+    /** Renames only: the hot path has no statement for a write this rare. */
     private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly events: EventLog,
     private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>,
   ) {}
 
+  /** The user's passkeys, oldest first: one read of their rows by the (app, userId) index. */
   async list(appId: string, userId: string) {
-    const [rows, nameOf] = await Promise.all([this.db.credential.findMany({ where: { tenant: appId, userId }, orderBy: { createdAt: 'asc' } }), this.authenticatorNames()]);
+    const [rows, nameOf] = await Promise.all([this.hot.listCredentials(appId, userId), this.authenticatorNames()]);
     return rows.map((row) => credentialView(row, nameOf));
   }
 
@@ -71,16 +73,17 @@ export class CredentialService {
     const id = credentialIdOf(input.credentialId);
     const { count } = await this.db.credential.updateMany({ where: { tenant: appId, descriptorId: id }, data: { nickname: input.nickname } });
     if (count === 0) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
-    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: id } }, select: { userId: true } });
+    const owner = await this.hot.findCredential(appId, id);
     this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner?.userId ?? '', performedBy: SYSTEM });
   }
 
   /** Deleting an id the app does not have changes nothing and is not an error. */
   async delete(appId: string, credentialId: string): Promise<void> {
     const id = credentialIdOf(credentialId);
-    const owner = await this.db.credential.findUnique({ where: { tenant_descriptorId: { tenant: appId, descriptorId: id } }, select: { userId: true } });
+    const owner = await this.hot.findCredential(appId, id);
     if (!owner) return;
-    const { count } = await this.db.credential.deleteMany({ where: { tenant: appId, descriptorId: id } });
-    if (count > 0) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
+    // With the owner's row and, were it their last passkey, the app's user count, in one transaction.
+    const deleted = await this.hot.deleteCredential(appId, id, owner.userId);
+    if (deleted) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
   }
 }

@@ -1,45 +1,69 @@
-import type { Db } from '../../store';
+import { z } from 'zod';
+import { cursorParameter, encodeCursor } from '../../core/pageCursor';
+import { ciObject, queryInt } from '../../core/validation';
+import type { HotPath } from '../../store';
+import type { UserSummary } from '../../store/hotPath';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 
+/** The most users one page holds, and the size of the pages an unpaged list is streamed in. */
+export const MAX_USERS_PAGE = 1000;
+
+/** `GET /users/list?limit=&after=`: either one starts paging; neither answers every user. */
+export const usersListQuerySchema = ciObject({
+  limit: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, `must be between 1 and ${MAX_USERS_PAGE}`).max(MAX_USERS_PAGE, `must be between 1 and ${MAX_USERS_PAGE}`).optional()),
+  // A userId: at most 64 bytes.
+  after: cursorParameter((userId) => Buffer.byteLength(userId, 'utf8') <= 64),
+});
+
+/** One element of `/users/list`, as the reference answers it. */
+function userView(user: UserSummary) {
+  return {
+    userId: user.userId,
+    aliasCount: user.aliasCount,
+    aliases: user.aliases,
+    credentialsCount: user.credentialsCount,
+    lastUsedAt: user.lastUsedAt === null ? null : new Date(user.lastUsedAt).toISOString(),
+  };
+}
+export type UserView = ReturnType<typeof userView>;
+
+/**
+ * The app's users: every userId that holds a passkey or an alias. Each has a row of its own, kept
+ * with the passkey and alias rows it counts (see the store's write units), so that counting the
+ * users is one read of the app's row and listing them walks that row's key in pages; no request
+ * reads more than one page of the app's users.
+ */
 export class UserService {
   constructor(
-    private readonly db: Db,
+    private readonly hot: HotPath,
     private readonly events: EventLog,
   ) {}
 
-  /** Users are the distinct userIds that hold a credential or an alias. */
-  async list(appId: string) {
-    const [credentials, aliases] = await Promise.all([
-      this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId }, _count: { _all: true }, _max: { lastUsedAt: true } }),
-      this.db.alias.findMany({ where: { tenant: appId }, select: { userId: true, plaintext: true }, orderBy: { aliasHash: 'asc' } }),
-    ]);
-    const users = new Map<string, { userId: string; aliasCount: number; aliases: (string | null)[]; credentialsCount: number; lastUsedAt: string | null }>();
-    const entry = (userId: string) => {
-      let user = users.get(userId);
-      if (!user) users.set(userId, (user = { userId, aliasCount: 0, aliases: [], credentialsCount: 0, lastUsedAt: null }));
-      return user;
-    };
-    for (const c of credentials) {
-      const user = entry(c.userId);
-      user.credentialsCount = c._count._all;
-      user.lastUsedAt = c._max.lastUsedAt?.toISOString() ?? null;
-    }
-    for (const a of aliases) {
-      const user = entry(a.userId);
-      user.aliasCount += 1;
-      user.aliases.push(a.plaintext);
-    }
-    return [...users.values()].sort((a, b) => a.userId.localeCompare(b.userId));
+  /** One page of users in the order of their userId, and the cursor of the next (null at the end). */
+  async page(appId: string, after: string | undefined, limit: number = MAX_USERS_PAGE): Promise<{ values: UserView[]; next: string | null }> {
+    const page = await this.hot.usersPage(appId, after ?? '', limit);
+    return { values: page.users.map(userView), next: page.next === null ? null : encodeCursor(page.next) };
   }
 
-  async count(appId: string): Promise<number> {
-    return (await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId } })).length;
+  /** Every user, a page at a time: the caller holds one page, never the whole list. */
+  async *pages(appId: string): AsyncGenerator<UserView[]> {
+    for (let after = ''; ; ) {
+      const page = await this.hot.usersPage(appId, after, MAX_USERS_PAGE);
+      if (page.users.length > 0) yield page.users.map(userView);
+      if (page.next === null) return;
+      after = page.next;
+    }
+  }
+
+  /** Users with at least one passkey (the reference's count): kept in the app's row, not counted. */
+  count(appId: string): Promise<number> {
+    return this.hot.countUsers(appId);
   }
 
   /** Removes every credential and alias of the user, atomically. */
   async delete(appId: string, userId: string): Promise<void> {
-    await this.db.$transaction([this.db.credential.deleteMany({ where: { tenant: appId, userId } }), this.db.alias.deleteMany({ where: { tenant: appId, userId } })]);
+    await this.hot.deleteUser(appId, userId);
     this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
   }
 }

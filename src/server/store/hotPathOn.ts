@@ -1,0 +1,150 @@
+import type { ChallengeRow, CredentialUse, HotPath, NewRegistration, StoredCredential, UserSummary } from './hotPath';
+import type { HotDriver } from './hotDriver';
+import { utcDayOf } from '../core/utcDay';
+import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps } from './writeUnits';
+
+const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
+
+/** The hot path on a driver: the same statements, encodings and units on either database. */
+export function hotPathOn(driver: HotDriver): HotPath {
+  const credentialOf = (row: Record<string, unknown>): StoredCredential => ({
+    descriptorId: row.descriptorId as string,
+    userId: row.userId as string,
+    userHandle: row.userHandle as string,
+    publicKey: row.publicKey as string,
+    signatureCounter: Number(row.signatureCounter),
+    attestationFmt: row.attestationFmt as string,
+    aaGuid: row.aaGuid as string,
+    transports: row.transports as string,
+    rpid: row.rpid as string,
+    origin: row.origin as string,
+    country: row.country as string,
+    device: row.device as string,
+    nickname: row.nickname as string,
+    backupEligible: driver.boolOf(row.backupEligible),
+    backupState: driver.boolOf(row.backupState),
+    isDiscoverable: row.isDiscoverable === null ? null : driver.boolOf(row.isDiscoverable),
+    uvInitialized: driver.boolOf(row.uvInitialized),
+    createdAt: driver.timeOf(row.createdAt),
+    lastUsedAt: driver.timeOf(row.lastUsedAt),
+    lastUsedDay: Number(row.lastUsedDay),
+  });
+
+  return {
+    async insertChallenge(c: ChallengeRow) {
+      await driver.write('insertChallenge', { ...c, expiresAt: driver.time(c.expiresAt) });
+    },
+    async deleteChallenge(appId, ceremony, id, now) {
+      const row = (await driver.write('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) })) as { expectedUserId: string | null } | undefined;
+      return row && { expectedUserId: row.expectedUserId };
+    },
+    async findUserCredentials(appId, userId, limit) {
+      return (await driver.readAll('findUserCredentials', { tenant: appId, userId, limit })) as { descriptorId: string; transports: string }[];
+    },
+    async findCredential(appId, descriptorId) {
+      const row = await driver.read('findCredential', { tenant: appId, descriptorId });
+      if (!row) return undefined;
+      return {
+        descriptorId: row.descriptorId as string,
+        userId: row.userId as string,
+        userHandle: row.userHandle as string,
+        publicKey: row.publicKey as string,
+        signatureCounter: Number(row.signatureCounter),
+        transports: row.transports as string,
+        backupEligible: driver.boolOf(row.backupEligible),
+        uvInitialized: driver.boolOf(row.uvInitialized),
+        nickname: row.nickname as string,
+        lastUsedDay: Number(row.lastUsedDay),
+      };
+    },
+    async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse) {
+      const params = { ...use, backupState: driver.bool(use.backupState), uvInitialized: driver.bool(use.uvInitialized), usedAt: driver.time(use.usedAt) };
+      const usedDay = utcDayOf(use.usedAt);
+      const result = await (usedDay === lastUsedDay ? driver.write('recordCredentialUse', params) : driver.write('recordCredentialUseOnNewDay', { ...params, usedDay }));
+      return changesOf(result) === 1;
+    },
+    async redeemToken(appId, tokenId, expiresAt) {
+      return changesOf(await driver.write('redeemToken', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) })) === 1;
+    },
+    async isTokenRedeemed(appId, tokenId) {
+      return (await driver.read('isTokenRedeemed', { tenant: appId, tokenId })) !== undefined;
+    },
+
+    async listCredentials(appId, userId) {
+      return (await driver.readAll('listCredentials', { tenant: appId, userId })).map(credentialOf);
+    },
+    async userCapacity(appId, userId) {
+      const row = await driver.read('userCapacity', { tenant: appId, userId });
+      if (!row) return undefined;
+      return {
+        userCount: row.userCount === null ? 0 : Number(row.userCount),
+        maxUsers: row.maxUsers === null ? null : Number(row.maxUsers),
+        hasPasskey: row.credentialsCount !== null && Number(row.credentialsCount) > 0,
+      };
+    },
+    async countUsers(appId) {
+      const row = await driver.read('countUsers', { tenant: appId });
+      return row ? Number(row.userCount) : 0;
+    },
+    async usersPage(appId, after, limit) {
+      const ids = (await driver.readAll('usersPage', { tenant: appId, after, limit })).map((row) => row.userId as string);
+      if (ids.length === 0) return { users: [], next: null };
+      const range = { tenant: appId, after, last: ids[ids.length - 1] };
+      const [aliases, credentials] = await Promise.all([driver.readAll('usersPageAliases', range), driver.readAll('usersPageCredentials', range)]);
+      const users = new Map<string, UserSummary>(ids.map((userId) => [userId, { userId, credentialsCount: 0, aliasCount: 0, aliases: [], lastUsedAt: null }]));
+      for (const row of aliases) {
+        const user = users.get(row.userId as string);
+        if (!user) continue; // a user who arrived after the page was read
+        user.aliases.push(row.plaintext as string | null);
+        user.aliasCount += 1;
+      }
+      for (const row of credentials) {
+        const user = users.get(row.userId as string);
+        if (!user) continue;
+        user.credentialsCount = Number(row.credentialsCount);
+        user.lastUsedAt = driver.timeOf(row.lastUsedAt);
+      }
+      // Counted from the rows themselves: a user whose rows went between the reads is not listed.
+      return {
+        users: [...users.values()].filter((user) => user.credentialsCount > 0 || user.aliasCount > 0),
+        next: ids.length === limit ? ids[ids.length - 1] : null,
+      };
+    },
+
+    async writeEvents(events) {
+      if (events.length === 0) return;
+      await driver.unit(eventWritingSteps(events, driver));
+    },
+    async eventsPage(appId, after, limit) {
+      const [count, rows] = await Promise.all([
+        driver.read('eventCount', { tenant: appId }),
+        after === null ? driver.readAll('eventsPage', { tenant: appId, limit }) : driver.readAll('eventsPageAfter', { tenant: appId, performedAt: driver.time(after.performedAt), id: after.id, limit }),
+      ]);
+      const events = rows.map((row) => ({
+        id: row.id as string,
+        performedAt: driver.timeOf(row.performedAt),
+        eventType: row.eventType as string,
+        message: row.message as string,
+        severity: row.severity as string,
+        performedBy: row.performedBy as string,
+        subject: row.subject as string,
+        apiKeyId: row.apiKeyId as string,
+      }));
+      return { events, total: count ? Number(count.eventCount) : 0 };
+    },
+
+    storeRegistration(registration: NewRegistration) {
+      return driver.unit(registrationSteps(registration, driver));
+    },
+    async deleteCredential(appId, descriptorId, userId) {
+      return (await driver.unit(credentialDeletionSteps(appId, descriptorId, userId))).ok;
+    },
+    async deleteUser(appId, userId) {
+      await driver.unit(userDeletionSteps(appId, userId));
+    },
+    async replaceAliases(appId, userId, aliases) {
+      await driver.unit(aliasReplacementSteps(appId, userId, aliases));
+    },
+    close: () => driver.close(),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * A unit of work: statements of the hot path that commit together or not at all. Each step names a
+ * statement of `HOT_STATEMENTS` and its parameters, already in the store's encoding. The steps are
+ * data rather than code so that SQLite can run them on its writer thread (inside a savepoint of
+ * the batch it is committing) and PostgreSQL in a transaction of its own, with the same outcome.
+ */
+export interface UnitStep {
+  statement: string;
+  params: Record<string, unknown>;
+  /** Keeps the row the statement returned, for a later step's `onlyIf`. */
+  as?: string;
+  /** Runs the step only when a kept row's column holds this condition (a missing row never does). */
+  onlyIf?: StepCondition;
+  /** When the statement changed (or returned) no row, the whole unit is undone and answers this failure. */
+  orFail?: string;
+}
+
+export interface StepCondition {
+  step: string;
+  column: string;
+  equals?: number;
+  above?: number;
+}
+
+/** Committed, or undone with the failure of the step that required a row it did not get. */
+export type UnitOutcome = { ok: true } | { ok: false; failure: string };
+
+/**
+ * Whether a step's condition holds for the rows kept so far. Self-contained (it names nothing
+ * outside itself): the SQLite writer thread is started from its source text.
+ */
+export function stepConditionHolds(condition: StepCondition, kept: Record<string, Record<string, unknown> | undefined>): boolean {
+  const row = kept[condition.step];
+  if (row === undefined) return false;
+  const value = Number(row[condition.column]);
+  if (condition.equals !== undefined && value !== condition.equals) return false;
+  if (condition.above !== undefined && !(value > condition.above)) return false;
+  return true;
+}
