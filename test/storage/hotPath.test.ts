@@ -251,6 +251,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
           uvInitialized: false,
           createdAt: T0,
           lastUsedAt: T0 + MINUTE,
+          lastUsedDay: row.lastUsedDay,
         },
       ]);
     });

@@ -18,7 +18,7 @@ warnIfPostgresSkipped();
 
 const USERS = 20_000;
 const APPS = ['planapp', 'otherapp'];
-/** Other apps (with their counter rows) and open challenges, so that the planner sees those tables at a size where a key beats reading them. */
+/** Other apps (with their counter rows), open challenges and redeemed tokens, so that the planner sees those tables at a size where a key beats reading them. */
 const FILLER_APPS = 5_000;
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 
@@ -61,6 +61,8 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     isDiscoverable: null,
     createdAt: encodeTime(T0),
     lastUsedAt: encodeTime(T0),
+    lastUsedDay: 20_417,
+    usedDay: 20_418,
     events: '[]',
     count: 1,
   };
@@ -86,6 +88,7 @@ async function seed(provider: string, url: string): Promise<void> {
       db.exec(`INSERT INTO "App" ("id", "adminEmail") SELECT printf('filler%05d', i), 'owner@example.com' FROM (${fillers})`);
       db.exec(`INSERT INTO "AppCounter" ("tenant", "userCount") SELECT printf('filler%05d', i), 1 FROM (${fillers})`);
       db.exec(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt") SELECT printf('challenge-%05d', i), printf('filler%05d', i), 'authentication', '${sqliteTime(expiresAt)}' FROM (${fillers})`);
+      db.exec(`INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") SELECT printf('filler%05d', i), printf('token-%05d', i), '${sqliteTime(expiresAt)}' FROM (${fillers})`);
       for (const app of APPS) db.exec(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);
     } finally {
       db.close();
@@ -96,6 +99,8 @@ async function seed(provider: string, url: string): Promise<void> {
       await client.query(`INSERT INTO "AppCounter" ("tenant", "userCount") SELECT 'filler' || lpad(i::text, 5, '0'), 1 FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
       await client.query(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt")
         SELECT 'challenge-' || lpad(i::text, 5, '0'), 'filler' || lpad(i::text, 5, '0'), 'authentication', '${new Date(expiresAt).toISOString()}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
+      await client.query(`INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt")
+        SELECT 'filler' || lpad(i::text, 5, '0'), 'token-' || lpad(i::text, 5, '0'), '${new Date(expiresAt).toISOString()}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
       for (const app of APPS) await client.query(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);
     });
   }
