@@ -14,8 +14,19 @@ describe('positionalStatement', () => {
 
   it('names the app in every statement of the hot path: reads and changes are scoped by it, rows are written for it', () => {
     for (const [name, { sql }] of Object.entries(HOT_STATEMENTS)) {
-      const scoped = sql.startsWith('INSERT') ? /VALUES \(.*@tenant/s.test(sql) : /"(tenant|id)" = @tenant/.test(sql);
+      // The event log's batch holds several apps' events: each row carries its own app, written into "tenant".
+      const batchOfRows = /json_each\(@events\)/.test(sql) && /value ->> 'tenant'/.test(sql);
+      // An INSERT … SELECT FROM "App" WHERE "id" = @tenant writes a row only for the app it names.
+      const fromTheApp = /SELECT "id", .* FROM "App" WHERE "id" = @tenant/s.test(sql);
+      const scoped = sql.startsWith('INSERT') ? /VALUES \(.*@tenant/s.test(sql) || fromTheApp || batchOfRows : /"(tenant|id)" = @tenant/.test(sql);
       expect({ name, scoped }).toEqual({ name, scoped: true });
     }
+  });
+
+  it('writes each event of a batch for the app the event names', () => {
+    const { sql, postgres } = HOT_STATEMENTS.insertEvents as { sql: string; postgres: string };
+    expect(sql).toMatch(/^INSERT INTO "Event" \("id", "tenant"/);
+    expect(sql).toMatch(/SELECT value ->> 'id', value ->> 'tenant'/);
+    expect(postgres).toMatch(/SELECT "id", "tenant"/);
   });
 });
