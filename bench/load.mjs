@@ -3,6 +3,7 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
+import { Pool } from 'undici';
 import { assertion, attestation, signerOf } from './authenticator.mjs';
 
 const RPID = 'localhost';
@@ -65,6 +66,82 @@ async function measure(target, requests, seconds, connections) {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+  };
+}
+
+/** The service's requests answered so far, from its /metrics (every route, every status). */
+async function serviceRequestsOf(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) if (line.startsWith('passwordless_http_requests_total{') && !line.includes('route="/metrics"')) total += Number(line.split(' ').at(-1));
+  return total;
+}
+
+/**
+ * The full host sign-in, as a browser and the host make it: the service's signin/begin and
+ * complete (what the browser client sends), then the host's POST /passwordless-login with the
+ * token, which verifies it at the service and opens a session in the host's store (Set-Cookie).
+ * Autocannon drives one origin, so this one is a loop of its own: `connections` sign-ins in
+ * flight, each a sequence of three requests, until the time is up. The CPU is both processes'.
+ */
+async function measureHostSignin(target, state, seconds, connections) {
+  const service = new Pool(target.url, { connections });
+  const host = new Pool(target.host.url, { connections });
+  const post = async (pool, path, headers, body) => {
+    const { statusCode, headers: answered, body: stream } = await pool.request({ method: 'POST', path, headers: { ...json, ...headers }, body: JSON.stringify(body) });
+    const text = await stream.text();
+    return { statusCode, answered, text };
+  };
+  const cpuOf = () => (cpuMsOf(target.pid) ?? Number.NaN) + (cpuMsOf(target.host.pid) ?? Number.NaN);
+  const latencies = [];
+  let non2xx = 0;
+  let errors = 0;
+  let next = 0;
+  const requestsBefore = await serviceRequestsOf(target.url);
+  const cpuBefore = cpuOf();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const signIn = async (signer) => {
+    const begun = await post(service, '/signin/begin', { ApiKey: target.keys.apiKey }, { userId: signer.userId, RPID, Origin: ORIGIN });
+    if (begun.statusCode !== 200) return false;
+    const { session, data } = JSON.parse(begun.text);
+    const completed = await post(service, '/signin/complete', { ApiKey: target.keys.apiKey }, { session, response: assertion(signer, { challenge: data.challenge, rpId: RPID, origin: ORIGIN }), RPID, Origin: ORIGIN });
+    if (completed.statusCode !== 200) return false;
+    const login = await post(host, '/passwordless-login', { 'x-forwarded-proto': 'https', host: 'localhost' }, { token: JSON.parse(completed.text).token });
+    return login.statusCode === 200 && String(login.answered['set-cookie'] ?? '').includes('connect.sid=');
+  };
+  const worker = async () => {
+    const signer = state.signers[next++ % state.signers.length];
+    while (performance.now() < deadline) {
+      const at = performance.now();
+      try {
+        if (await signIn(signer)) latencies.push(performance.now() - at);
+        else non2xx++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpuMs = cpuOf() - cpuBefore;
+  const serviceRequests = (await serviceRequestsOf(target.url)) - requestsBefore;
+  await Promise.all([service.close(), host.close()]);
+  const sorted = latencies.sort((a, b) => a - b);
+  const at = (q) => (sorted.length === 0 ? undefined : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]));
+  const total = sorted.length;
+  return {
+    cpuUsPerRequest: total === 0 ? undefined : (cpuMs * 1000) / total,
+    serviceRequestsPerSignIn: total === 0 ? undefined : serviceRequests / (total + non2xx),
+    seconds,
+    requestsPerSecond: total / elapsed,
+    total,
+    p50: at(0.5),
+    p99: at(0.99),
+    p999: at(0.999),
+    non2xx,
+    errors,
+    timeouts: 0,
   };
 }
 
@@ -193,7 +270,7 @@ async function runScenario({ scenario, target, warmupSeconds, runs, runSeconds, 
       state.pool = await mintPool(target, Math.min(MAX_POOL, Math.ceil(rate * seconds * 1.5) + 500), minter);
       state.used = 0;
     }
-    const result = await measure(target, flow(scenario, target, state), seconds, connections);
+    const result = scenario.kind === 'hostSignin' ? await measureHostSignin(target, state, seconds, connections) : await measure(target, flow(scenario, target, state), seconds, connections);
     if (minter) result.tokensLeft = Math.max(0, state.pool.length - state.used);
     rate = Math.max(rate, result.requestsPerSecond);
     return result;

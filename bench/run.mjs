@@ -68,7 +68,7 @@ function freePort() {
 /** A server process pinned to core 0, ready once `readyPath` answers. */
 async function startServer(name, script, env, readyPath = '/') {
   const port = await freePort();
-  const [command, commandArgs] = pinned(0, process.execPath, [...(args['cpu-prof'] && name === 'service' ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : []), script]);
+  const [command, commandArgs] = pinned(0, process.execPath, [...(args['cpu-prof'] && (name === 'service' || name === 'host') ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : []), script]);
   const child = spawn(command, commandArgs, { cwd: ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -308,6 +308,8 @@ async function main() {
           headers: secret,
         },
         'register/begin+complete': { baseline: 'B3', kind: 'register' },
+        // Service signin/begin + complete, then the host's /passwordless-login (bench/host.mjs).
+        'host sign-in': { baseline: 'B3', kind: 'hostSignin' },
       };
       const run = async (name, label = name) => {
         const { baseline, path, ...definition } = scenarios[name];
@@ -340,6 +342,22 @@ async function main() {
       await scenario('register/token');
       await scenario('signin/begin+complete', 'signin/begin+complete 1k');
       await scenario('signin/verify');
+      if (wanted('host sign-in')) {
+        const hostEnv = {
+          HOST_DATA_DIR: join(tmp, 'host'),
+          HOST_CREDENTIALS: credentialsFile,
+          Passwordless__ApiUrl: service.url,
+          Passwordless__ApiKey: app.apiKey1,
+          Passwordless__ApiSecret: app.apiSecret1,
+          Passwordless__Origins: ORIGIN,
+        };
+        // Pinned to the service's core: the CPU a sign-in costs is both processes'.
+        await withServer('host', 'bench/host.mjs', hostEnv, '/', async (host) => {
+          target.host = { url: host.url, pid: host.pid };
+          await scenario('host sign-in');
+          delete target.host;
+        });
+      }
       await scenario('credentials/list');
       await scenario('users/count');
       await scenario('users/list page');
@@ -409,6 +427,7 @@ function report({ baselines, results, memory }) {
     row('signin/begin+complete 1k', results['signin/begin+complete 1k'], '>= 0.6, p99 <= 2x');
     row('signin/begin+complete 100k', results['signin/begin+complete 100k'], '>= 0.9 x 1k');
     row('signin/verify', results['signin/verify'], '>= 0.5');
+    row('host sign-in', results['host sign-in'], 'cpu: service + host');
     row('credentials/list', results['credentials/list'], '>= 0.5');
     row('users/count', results['users/count'], '>= 0.7');
     row('users/list page', results['users/list page']);
@@ -431,6 +450,19 @@ function report({ baselines, results, memory }) {
       check('signin at 100k >= 0.9 x signin at 1k (each as a ratio to B3)', growth >= 0.9, `${large.ratio.toFixed(2)} / ${small.ratio.toFixed(2)} = ${growth.toFixed(2)}`);
     }
     if (small?.baseline) check('signin p99 <= 2 x B3 p99', small.p99 <= 2 * small.baseline.p99, `${small.p99} ms vs ${small.baseline.p99} ms`);
+    const [hosted, verify] = [get('host sign-in'), get('signin/verify')];
+    if (hosted) {
+      const perSignIn = median(hosted.runs.map((r) => r.serviceRequestsPerSignIn));
+      // begin, complete (the browser's) and the host's one round trip, signin/verify.
+      check('the host adds one service round trip per sign-in (3 service requests in all)', Math.abs(perSignIn - 3) < 0.01, `${perSignIn.toFixed(3)} service requests per sign-in`);
+      if (small && verify) {
+        const serviceShare = small.cpuUsPerRequest + verify.cpuUsPerRequest;
+        lines.push(
+          `host sign-in: ${Math.round(hosted.requestsPerSecond)} sign-ins/s, ${Math.round(hosted.cpuUsPerRequest)} µs CPU per sign-in (service + host); ` +
+            `the service's own begin + complete + verify cost ${Math.round(serviceShare)} µs, so the host's login with its session store ${Math.round(hosted.cpuUsPerRequest - serviceShare)} µs.`,
+        );
+      }
+    }
     // After a --quick run the heap is still growing to its working size (about 30 s of sign-ins here), so no verdict then.
     const soak = memory.soakMedianMb;
     if (soak && !args.quick) check(`RSS growth < 10 % over the soak (medians of its first and last ${soak.seconds} s)`, soak.last < soak.first * 1.1, `${soak.first.toFixed(0)} -> ${soak.last.toFixed(0)} MB`);
