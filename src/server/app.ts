@@ -31,6 +31,7 @@ import { registerRoutes } from './routes/register';
 import { reportingRoutes } from './routes/reporting';
 import { signinRoutes } from './routes/signin';
 import { userRoutes } from './routes/users';
+import { adminWebhookRoutes, webhookRoutes } from './routes/webhooks';
 import type { Services } from './services';
 
 /** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
@@ -66,11 +67,13 @@ function apiRouter(services: Services, metrics: Metrics, surface: AppSurface): e
   const router = express.Router();
   if (surface === 'management') {
     router.use(adminRoutes(services));
+    router.use(adminWebhookRoutes(services));
     return router;
   }
   router.use(healthRoutes(services));
   router.use(metricsRoutes(services, metrics));
   if (surface === 'all') router.use(adminRoutes(services));
+  if (surface === 'all') router.use(adminWebhookRoutes(services));
   if (surface === 'all') router.use(mdsRoutes(services));
   router.use(registerRoutes(services));
   router.use(signinRoutes(services));
@@ -84,6 +87,7 @@ function apiRouter(services: Services, metrics: Metrics, surface: AppSurface): e
   router.use(reportingRoutes(services));
   router.use(appFeatureRoutes(services));
   router.use(appDeletionRoutes(services));
+  router.use(webhookRoutes(services));
   router.use(openApiRoutes(services));
   return router;
 }

@@ -4,7 +4,7 @@ import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } 
 import { MANAGEMENT_KEY, type TestApp } from './testService';
 
 /** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
-export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport'] as const;
+export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport', 'webhookEndpoint', 'webhookDelivery', 'webhookAttempt'] as const;
 export type AppTable = (typeof APP_TABLES)[number];
 
 /** How many rows each table holds for `appId`. */
@@ -44,6 +44,12 @@ export async function populateApp(svc: ServiceHttp & { services?: Services }, ap
     const { db } = svc.services.store;
     await db.authenticator.create({ data: { tenant: app.appId, aaGuid: '6d44ba9b-f6ec-2e49-b930-0c8fe920cb73', isAllowed: false } });
     await db.dailyReport.create({ data: { tenant: app.appId, day: '2026-01-01', users: 1, credentials: 1, dailyActiveUsers: 1, weeklyActiveUsers: 1 } });
+    // A webhook endpoint (disabled: nothing is sent during the tests that use this) with a delivered message and its attempt.
+    const endpointId = `ep_${app.appId}`;
+    const deliveryId = `msg_${app.appId}`;
+    await db.webhookEndpoint.create({ data: { id: endpointId, tenant: app.appId, url: 'https://hooks.example.com/in', eventTypes: '["user.deleted"]', enabled: false, secret: 'whsec_c2VjcmV0' } });
+    await db.webhookDelivery.create({ data: { id: deliveryId, tenant: app.appId, endpointId, eventType: 'user.deleted', payload: '{}', state: 'delivered', attempts: 1 } });
+    await db.webhookAttempt.create({ data: { id: `att_${app.appId}`, tenant: app.appId, deliveryId, status: 200, durationMs: 3 } });
   }
   return { credential, userId };
 }

@@ -19,6 +19,7 @@ import { registerRouteSpecs } from '../routes/register';
 import { reportingRouteSpecs } from '../routes/reporting';
 import { signinRouteSpecs } from '../routes/signin';
 import { usersRouteSpecs } from '../routes/users';
+import { adminWebhooksRouteSpecs, webhooksRouteSpecs } from '../routes/webhooks';
 import { openApiDocumentRoute } from './documentRoute';
 
 /** The current generation, at `/` and `/api`. The route-coverage test keeps this list equal to what is mounted. */
@@ -27,6 +28,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...healthRouteSpecs,
   ...metricsRouteSpecs,
   ...adminRouteSpecs,
+  ...adminWebhooksRouteSpecs,
   ...mdsRouteSpecs,
   ...registerRouteSpecs,
   ...signinRouteSpecs,
@@ -40,6 +42,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...reportingRouteSpecs,
   ...appFeaturesRouteSpecs,
   ...appDeletionRouteSpecs,
+  ...webhooksRouteSpecs,
 ];
 
 /** Where the older generation (`/v3`, `/api/v3`) differs; it answers everything else as the current one. */
