@@ -20,6 +20,7 @@ import { reportingRouteSpecs } from '../routes/reporting';
 import { signinRouteSpecs } from '../routes/signin';
 import { usersRouteSpecs } from '../routes/users';
 import { adminWebhooksRouteSpecs, webhooksRouteSpecs } from '../routes/webhooks';
+import { adminWebhookDeliveriesRouteSpecs, webhookDeliveriesRouteSpecs } from '../routes/webhookDeliveries';
 import { openApiDocumentRoute } from './documentRoute';
 
 /** The current generation, at `/` and `/api`. The route-coverage test keeps this list equal to what is mounted. */
@@ -29,6 +30,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...metricsRouteSpecs,
   ...adminRouteSpecs,
   ...adminWebhooksRouteSpecs,
+  ...adminWebhookDeliveriesRouteSpecs,
   ...mdsRouteSpecs,
   ...registerRouteSpecs,
   ...signinRouteSpecs,
@@ -43,6 +45,7 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...appFeaturesRouteSpecs,
   ...appDeletionRouteSpecs,
   ...webhooksRouteSpecs,
+  ...webhookDeliveriesRouteSpecs,
 ];
 
 /** Where the older generation (`/v3`, `/api/v3`) differs; it answers everything else as the current one. */

@@ -163,3 +163,16 @@ export const createdWebhookAnswer = webhookAnswer.extend({ secret: z.string().de
 
 /** A rotated secret, shown only here; the previous one keeps signing beside it until previousSecretExpiresAt. */
 export const rotatedWebhookSecretAnswer = z.looseObject({ id: z.string(), secret: z.string(), previousSecretExpiresAt: timestamp() });
+
+/** One delivery of an endpoint's log, with its attempts. */
+export const webhookDeliveryAnswer = z.looseObject({
+  id: z.string().describe('the webhook-id'),
+  eventType: z.string(),
+  state: z.enum(['pending', 'delivered', 'failed']),
+  createdAt: timestamp(),
+  attempts: z.number().int(),
+  nextAttemptAt: timestamp().nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  attemptLog: z.array(z.looseObject({ at: timestamp(), status: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number().int() })),
+});

@@ -32,6 +32,7 @@ import { TokenService } from './tokens/tokenService';
 import { UserService } from './users/users';
 import { VerificationService } from './ceremonies/verification';
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from './webhooks/webhookDeliveryWorker';
+import { WebhookDeliveryLog } from './webhooks/webhookDeliveryLog';
 import { WebhookEndpointService } from './webhooks/webhookEndpoints';
 import { WebhookOutbox } from './webhooks/webhookOutbox';
 
@@ -103,6 +104,8 @@ export interface Services {
   webhookOutbox: WebhookOutbox;
   /** Sends the outbox (started with the services, stopped by close). */
   webhookWorker: WebhookDeliveryWorker;
+  /** Each endpoint's delivery log, redelivery and test event. */
+  webhookDeliveries: WebhookDeliveryLog;
   mailer: Mailer;
   storageHealth: StorageHealth;
   /** The shared counters of the rate limits, when REDIS_URL is set. */
@@ -190,6 +193,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
+    webhookDeliveries: new WebhookDeliveryLog(db, webhookOutbox),
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,
