@@ -20,6 +20,8 @@ export interface ReceivedWebhook {
 export interface WebhookReceiver {
   received: ReceivedWebhook[];
   status: number | ((path: string) => number);
+  /** While true, requests are recorded but left unanswered (in flight at the sender). */
+  hold: boolean;
   url(path: string): string;
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     received: [],
     status: 204,
+    hold: false,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     async start() {
       const next = createServer((req, res) => {
@@ -48,6 +51,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
             signatures: String(req.headers['webhook-signature'] ?? '').split(' '),
             payload: JSON.parse(body),
           });
+          if (receiver.hold) return;
           res.statusCode = typeof receiver.status === 'function' ? receiver.status(path) : receiver.status;
           res.end();
         });

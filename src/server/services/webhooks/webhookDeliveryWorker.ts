@@ -53,7 +53,8 @@ interface Claimed {
  * again with the same `webhook-id`.
  */
 export class WebhookDeliveryWorker {
-  private readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly host = hostname();
+  private readonly workerId = `${this.host}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly now: () => number;
   private readonly wallClock: () => number;
   private readonly random: () => number;
@@ -90,9 +91,35 @@ export class WebhookDeliveryWorker {
     this.outcomeListeners.add(listener);
   }
 
-  /** Polls every `pollIntervalMs` (none with 0). */
+  /** Polls every `pollIntervalMs` (none with 0), after taking back what a dead process of this host held. */
   start(): void {
-    if (this.options.pollIntervalMs > 0) this.schedule(0);
+    if (this.options.pollIntervalMs === 0) return;
+    this.rounds = this.releaseDeadClaims().then(
+      () => 0,
+      (error: unknown) => {
+        this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook claims of dead processes not released');
+        return 0;
+      },
+    );
+    this.schedule(0);
+  }
+
+  /**
+   * Claims held by a process of this host that is no longer running (killed mid-send, then
+   * restarted) are released at once rather than when their lease ends, so that what it was sending
+   * goes out again straight away. Claims of other hosts, and of processes still running, wait for
+   * their lease.
+   */
+  async releaseDeadClaims(): Promise<number> {
+    const prefix = `${this.host}:`;
+    const holders = await this.db.webhookDelivery.findMany({ where: { state: 'pending', claimedBy: { startsWith: prefix } }, select: { claimedBy: true }, distinct: ['claimedBy'] });
+    let released = 0;
+    for (const { claimedBy } of holders) {
+      const pid = Number(claimedBy?.slice(prefix.length).split(':')[0]);
+      if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+      released += (await this.db.webhookDelivery.updateMany({ where: { state: 'pending', claimedBy }, data: { claimedBy: null, leaseUntil: null } })).count;
+    }
+    return released;
   }
 
   /** Deliveries were just written here: look now rather than at the next poll. */
@@ -246,5 +273,16 @@ export class WebhookDeliveryWorker {
       const { count } = await tx.webhookDelivery.updateMany({ where: { id: delivery.id, tenant: delivery.tenant, claimedBy: this.workerId }, data });
       if (count === 1 && attempt) await tx.webhookAttempt.create({ data: attempt as never });
     });
+  }
+}
+
+/** Whether a process of this host with this id is running (signal 0 only asks). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
