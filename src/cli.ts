@@ -31,6 +31,12 @@ const USAGE = `Usage: passwordless-selfhost <command>
   apps delete --schedule <appId>          schedule the deletion: the admin is mailed a link that
                                           cancels it; keys freeze after 24 h, data goes after 14 days
   apps cancel-delete <appId>              cancel a scheduled deletion
+  webhooks list <appId>                   list an app's webhook endpoints (no secrets)
+  webhooks create <appId> --url <https://…> --event-types <t1,t2,...> [--description <d>] [--disabled]
+                                          add an endpoint; prints its signing secret once
+  webhooks update <appId> <id> [--url <u>] [--event-types <t1,...>] [--description <d>] [--enabled|--disabled]
+  webhooks delete <appId> <id>            delete an endpoint and its deliveries
+  webhooks rotate-secret <appId> <id>     new signing secret, printed once (the old one signs 24 h more)
   data copy --from <DATABASE_URL> --to <DATABASE_URL> [--since <snapshot id>]
                                           copy every table in one snapshot and one transaction
                                           (SQLite to PostgreSQL or back), then compare counts and
@@ -66,7 +72,8 @@ async function withServices<T>(run: (services: Services) => Promise<T>): Promise
     throw error;
   }
   // A command neither writes daily reports nor fetches FIDO metadata: the serving processes do.
-  const services = createServices(config, store, { reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0 });
+  // Nor does it send webhooks.
+  const services = createServices(config, store, { reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
   try {
     return await run(services);
   } finally {
@@ -132,6 +139,48 @@ async function apps(args: string[]): Promise<void> {
         return;
       default:
         throw new UsageError(action ? `unknown apps command '${action}'` : 'apps: missing a command');
+    }
+  });
+}
+
+async function webhooks(args: string[]): Promise<void> {
+  const { values, positionals } = parseOptions(args, {
+    url: { type: 'string' },
+    'event-types': { type: 'string' },
+    description: { type: 'string' },
+    enabled: { type: 'boolean' },
+    disabled: { type: 'boolean' },
+  });
+  const [action, appId, id] = positionals;
+  const need = (value: string | undefined, what: string) => {
+    if (!value) throw new UsageError(`webhooks ${action}: missing ${what}`);
+    return value;
+  };
+  const eventTypes = values['event-types']?.split(',').map((t) => t.trim()).filter(Boolean);
+  const enabled = values.disabled ? false : values.enabled ? true : undefined;
+  // The same validation as the APIs'.
+  const { adminUpdateWebhookSchema, createWebhookSchema } = await import('./server/services/webhooks/webhookEndpoints');
+  await withServices(async ({ webhooks: service }) => {
+    if (['list', 'create', 'update', 'delete', 'rotate-secret'].includes(action)) await service.assertApp(need(appId, '<appId>'));
+    switch (action) {
+      case 'list':
+        print(await service.list(appId));
+        return;
+      case 'create':
+        print(await service.create(appId, parseWith(createWebhookSchema, { url: need(values.url, '--url'), eventTypes: need(values['event-types'], '--event-types') && eventTypes, description: values.description, enabled })));
+        return;
+      case 'update':
+        print(await service.update(appId, need(id, '<id>'), parseWith(adminUpdateWebhookSchema, { url: values.url, eventTypes, description: values.description, enabled })));
+        return;
+      case 'delete':
+        await service.delete(appId, need(id, '<id>'));
+        process.stdout.write(`webhook ${id} of ${appId} deleted\n`);
+        return;
+      case 'rotate-secret':
+        print(await service.rotateSecret(appId, need(id, '<id>')));
+        return;
+      default:
+        throw new UsageError(action ? `unknown webhooks command '${action}'` : 'webhooks: missing a command');
     }
   });
 }
@@ -236,6 +285,8 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'apps':
       return apps(rest);
+    case 'webhooks':
+      return webhooks(rest);
     case 'data':
       return data(rest);
     case 'backup': {

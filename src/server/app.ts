@@ -31,6 +31,8 @@ import { registerRoutes } from './routes/register';
 import { reportingRoutes } from './routes/reporting';
 import { signinRoutes } from './routes/signin';
 import { userRoutes } from './routes/users';
+import { adminWebhookRoutes, webhookRoutes } from './routes/webhooks';
+import { adminWebhookDeliveryRoutes, webhookDeliveryRoutes } from './routes/webhookDeliveries';
 import type { Services } from './services';
 
 /** `//register/begin` (a client apiUrl with a trailing slash) is the same route as `/register/begin`. */
@@ -66,11 +68,15 @@ function apiRouter(services: Services, metrics: Metrics, surface: AppSurface): e
   const router = express.Router();
   if (surface === 'management') {
     router.use(adminRoutes(services));
+    router.use(adminWebhookRoutes(services));
+    router.use(adminWebhookDeliveryRoutes(services));
     return router;
   }
   router.use(healthRoutes(services));
   router.use(metricsRoutes(services, metrics));
   if (surface === 'all') router.use(adminRoutes(services));
+  if (surface === 'all') router.use(adminWebhookRoutes(services));
+  if (surface === 'all') router.use(adminWebhookDeliveryRoutes(services));
   if (surface === 'all') router.use(mdsRoutes(services));
   router.use(registerRoutes(services));
   router.use(signinRoutes(services));
@@ -84,6 +90,8 @@ function apiRouter(services: Services, metrics: Metrics, surface: AppSurface): e
   router.use(reportingRoutes(services));
   router.use(appFeatureRoutes(services));
   router.use(appDeletionRoutes(services));
+  router.use(webhookRoutes(services));
+  router.use(webhookDeliveryRoutes(services));
   router.use(openApiRoutes(services));
   return router;
 }
@@ -121,6 +129,7 @@ export function createApp(services: Services, logger: Logger, options: AppOption
   app.set('query parser', 'simple');
   app.set('trust proxy', services.config.trustProxy);
   const metrics = options.metrics ?? createMetrics({ poolStats: services.store.poolStats });
+  services.webhookWorker.onOutcome(metrics.webhookOutcome);
   const api = apiRouter(services, metrics, surface);
   // What every request passes, then the fixed-path routes, as one layer of the app's router.
   app.use(

@@ -137,6 +137,8 @@ interface ModelCase {
   row(k: string): Record<string, unknown>;
   key(row: Record<string, unknown>): Record<string, unknown>;
   nullable: string[];
+  /** A row of another model this one's foreign key needs, made first (by the same k). */
+  parent?: { model: ModelCase['model']; row(k: string): Record<string, unknown> };
 }
 
 const byId = (row: Record<string, unknown>) => ({ id: row.id });
@@ -301,6 +303,54 @@ const MODELS: ModelCase[] = [
     key: (row) => ({ tenant_day: { tenant: row.tenant, day: row.day } }),
     nullable: [],
   },
+  {
+    model: 'WebhookEndpoint',
+    row: (k) => ({
+      id: `ep_${k}`,
+      tenant: `app${k}`,
+      url: 'https://hooks.example.com/passkeys?x=1',
+      eventTypes: '["passkey.registered","signin.completed"]',
+      description: 'd'.repeat(500),
+      enabled: false,
+      secret: `kek1:abcd1234:${'s'.repeat(80)}`,
+      previousSecret: `whsec_${'p'.repeat(44)}`,
+      previousSecretExpiresAt: T1,
+      disabledReason: 'The receiver answered 410 Gone.',
+      createdAt: T2,
+    }),
+    key: byId,
+    nullable: ['previousSecret', 'previousSecretExpiresAt', 'disabledReason'],
+  },
+  {
+    model: 'WebhookDelivery',
+    row: (k) => ({
+      id: `msg_${k}`,
+      tenant: `app${k}`,
+      endpointId: `ep_${k}`,
+      eventType: 'passkey.registered',
+      payload: '{"type":"passkey.registered","timestamp":"2026-11-22T10:11:12.345Z","data":{"userId":"ü"}}',
+      createdAt: T1,
+      state: 'failed',
+      attempts: 2147483647,
+      nextAttemptAt: T2,
+      lastStatus: 503,
+      lastError: 'ECONNREFUSED',
+      leaseUntil: T3,
+      claimedBy: 'host:123:abcd',
+    }),
+    key: byId,
+    nullable: ['lastStatus', 'lastError', 'leaseUntil', 'claimedBy'],
+  },
+  {
+    model: 'WebhookAttempt',
+    row: (k) => ({ id: `att_${k}`, tenant: `app${k}`, deliveryId: `msg_${k}`, at: T3, status: 599, error: 'no answer within 10000 ms', durationMs: 10_001 }),
+    key: byId,
+    nullable: ['status', 'error'],
+    parent: {
+      model: 'WebhookDelivery',
+      row: (k) => ({ id: `msg_${k}`, tenant: `app${k}`, endpointId: `ep_${k}`, eventType: 'user.deleted', payload: '{}', createdAt: T1, nextAttemptAt: T1 }),
+    },
+  },
 ];
 
 interface Delegate {
@@ -315,10 +365,11 @@ function scalarFields(prisma: typeof SqlitePrisma | typeof PostgresPrisma, model
   return Object.keys((prisma as unknown as Record<string, object>)[`${model}ScalarFieldEnum`]).sort();
 }
 
-async function roundTrip(db: Db, model: ModelCase['model'], row: Record<string, unknown>, key: Record<string, unknown>) {
+async function roundTrip(db: Db, model: ModelCase['model'], row: Record<string, unknown>, key: Record<string, unknown>, parent?: { model: ModelCase['model']; row: Record<string, unknown> }) {
   const delegate = delegateOf(db, model);
   // Every other model's rows belong to an app that must exist.
   if (model !== 'App') await db.app.create({ data: { id: String(row.tenant), adminEmail: 'owner@example.com' } });
+  if (parent) await delegateOf(db, parent.model).create({ data: parent.row });
   await delegate.create({ data: row });
   const stored = await delegate.findUnique({ where: key });
   await delegate.delete({ where: key });
@@ -416,7 +467,7 @@ describe.each(providers())('migrations on %s', (provider) => {
     const s = open();
     await s.migrate();
     const scopes = Object.fromEntries((await s.db.apiKey.findMany({ select: { id: true, scopes: true } })).map((k) => [k.id, k.scopes]));
-    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete';
+    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete,webhooks';
     expect(scopes).toEqual({ aaaa: everything, bbbb: everything, cccc: 'token_register', dddd: 'token_verify', eeee: 'register,login', ffff: '' });
   });
 
@@ -494,16 +545,18 @@ describe.each(providers())('migrations on %s', (provider) => {
     it.each(MODELS.map((m) => [m.model, m] as const))('stores and reads back every field of %s', async (model, spec) => {
       const s = open();
       await s.migrate();
-      const row = spec.row(randomBytes(4).toString('hex'));
+      const k = randomBytes(4).toString('hex');
+      const row = spec.row(k);
       expect(Object.keys(row).sort()).toEqual(scalarFields(prisma, model));
 
-      const { stored, gone } = await roundTrip(s.db, model, row, spec.key(row));
+      const { stored, gone } = await roundTrip(s.db, model, row, spec.key(row), spec.parent && { model: spec.parent.model, row: spec.parent.row(k) });
       expect(stored).toEqual(row);
       expect(gone).toBeNull();
 
       if (spec.nullable.length > 0) {
-        const withNulls = { ...spec.row(randomBytes(4).toString('hex')), ...Object.fromEntries(spec.nullable.map((field) => [field, null])) };
-        const nulls = await roundTrip(s.db, model, withNulls, spec.key(withNulls));
+        const k2 = randomBytes(4).toString('hex');
+        const withNulls = { ...spec.row(k2), ...Object.fromEntries(spec.nullable.map((field) => [field, null])) };
+        const nulls = await roundTrip(s.db, model, withNulls, spec.key(withNulls), spec.parent && { model: spec.parent.model, row: spec.parent.row(k2) });
         expect(nulls.stored).toEqual(withNulls);
       }
     });

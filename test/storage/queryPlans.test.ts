@@ -64,6 +64,7 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     lastUsedDay: 20_417,
     usedDay: 20_418,
     events: '[]',
+    deliveries: '[]',
     count: 1,
   };
 }

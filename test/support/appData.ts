@@ -1,11 +1,18 @@
+import { createHash } from 'node:crypto';
 import type { Services } from '../../src/server/services';
 import type { Db } from '../../src/server/store';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } from './ceremonies';
 import { MANAGEMENT_KEY, type TestApp } from './testService';
 
 /** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
-export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport'] as const;
+export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'challenge', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport', 'webhookEndpoint', 'webhookDelivery', 'webhookAttempt'] as const;
 export type AppTable = (typeof APP_TABLES)[number];
+
+/** The ids of the webhook endpoint and delivery `populateApp` gives an app: of the service's own forms, so the APIs find them. */
+export function webhookIdsOf(appId: string): { endpointId: string; deliveryId: string } {
+  const digest = createHash('sha256').update(appId).digest('hex');
+  return { endpointId: `ep_${digest.slice(0, 24)}`, deliveryId: `msg_${digest.slice(24, 60)}` };
+}
 
 /** How many rows each table holds for `appId`. */
 export async function rowCountsOf(db: Db, appId: string): Promise<Record<AppTable, number>> {
@@ -44,6 +51,11 @@ export async function populateApp(svc: ServiceHttp & { services?: Services }, ap
     const { db } = svc.services.store;
     await db.authenticator.create({ data: { tenant: app.appId, aaGuid: '6d44ba9b-f6ec-2e49-b930-0c8fe920cb73', isAllowed: false } });
     await db.dailyReport.create({ data: { tenant: app.appId, day: '2026-01-01', users: 1, credentials: 1, dailyActiveUsers: 1, weeklyActiveUsers: 1 } });
+    // A webhook endpoint (disabled: nothing is sent during the tests that use this) with a delivered message and its attempt.
+    const { endpointId, deliveryId } = webhookIdsOf(app.appId);
+    await db.webhookEndpoint.create({ data: { id: endpointId, tenant: app.appId, url: 'https://hooks.example.com/in', eventTypes: '["user.deleted"]', enabled: false, secret: 'whsec_c2VjcmV0' } });
+    await db.webhookDelivery.create({ data: { id: deliveryId, tenant: app.appId, endpointId, eventType: 'user.deleted', payload: '{}', state: 'delivered', attempts: 1 } });
+    await db.webhookAttempt.create({ data: { id: `att_${app.appId}`, tenant: app.appId, deliveryId, status: 200, durationMs: 3 } });
   }
   return { credential, userId };
 }

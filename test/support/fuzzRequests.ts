@@ -1,5 +1,6 @@
 import { ORIGIN, RPID } from './ceremonies';
 import { BAD_BASE64URL, NOT_JSON, ODD_STRINGS, b64url, badAuthenticatorData, badCbor, damagedToken, deepJsonText, oddJson, type Prng } from './fuzz';
+import { webhookIdsOf } from './appData';
 import { keyIdOf } from './http';
 import { createCredential, getAssertion, type SoftCredential } from './softwareAuthenticator';
 import { MANAGEMENT_KEY, type TestApp, type TestService } from './testService';
@@ -63,9 +64,12 @@ export function bystanderValue(name: string, rng: Prng, world: World): unknown {
     case 'userhandle':
       return b64url(Buffer.from(world.bUserId));
     case 'credentialid':
-    case 'id':
     case 'rawid':
       return world.bCredentialId;
+    case 'id':
+      return rng.pick([world.bCredentialId, webhookIdsOf(world.b.appId).endpointId]);
+    case 'deliveryid':
+      return webhookIdsOf(world.b.appId).deliveryId;
     case 'alias':
       return world.bAlias;
     case 'aliases':
@@ -87,9 +91,18 @@ export function knownValue(name: string, rng: Prng, world: World, crossApp = fal
     case 'userhandle':
       return rng.pick([world.aUserId, world.bUserId, b64url(Buffer.from(world.bUserId))]);
     case 'credentialid':
-    case 'id':
     case 'rawid':
       return rng.chance(0.7) ? rng.pick([world.aCredential.idB64, world.bCredentialId]) : rng.pick(BAD_BASE64URL);
+    case 'id':
+      return rng.chance(0.7)
+        ? rng.pick([world.aCredential.idB64, world.bCredentialId, webhookIdsOf(world.a.appId).endpointId, webhookIdsOf(world.b.appId).endpointId])
+        : rng.pick(BAD_BASE64URL);
+    case 'deliveryid':
+      return rng.pick([webhookIdsOf(world.a.appId).deliveryId, webhookIdsOf(world.b.appId).deliveryId, 'msg_', `msg_${'0'.repeat(36)}`]);
+    case 'url':
+      return rng.pick(['https://hooks.example.com/in', 'http://127.0.0.1:9/in', 'https://169.254.169.254/latest', 'https://[::1]/x', 'file:///etc/passwd', 'javascript:alert(1)', 'https://user:pw@example.com/']);
+    case 'eventtypes':
+      return rng.pick([['user.deleted'], ['passkey.registered', 'signin.completed'], ['webhook.test'], ['nope'], []]);
     case 'attestationobject':
     case 'authenticatordata':
       return rng.chance(0.8) ? b64url(badCbor(rng)) : rng.pick(BAD_BASE64URL);
@@ -233,6 +246,8 @@ export function pathOf(operation: Operation, rng: Prng, world: World, crossApp: 
   const management = operation.path.startsWith('/admin') || operation.path.startsWith('/v3/admin');
   return operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
     if (crossApp && !management) return name === 'appId' ? world.b.appId : keyIdOf(world.b.apiKey);
+    if (name === 'webhookId') return rng.pick([webhookIdsOf(world.a.appId).endpointId, webhookIdsOf(world.b.appId).endpointId, `ep_${'0'.repeat(24)}`, '%00', 'x'.repeat(300)]);
+    if (name === 'deliveryId') return rng.pick([webhookIdsOf(world.a.appId).deliveryId, webhookIdsOf(world.b.appId).deliveryId, `msg_${'0'.repeat(36)}`, '%00']);
     if (name === 'keyId') return rng.pick([...world.cKeyIds, 'zzzz', '%00', 'x'.repeat(500), keyIdOf(world.a.apiKey)]);
     // The management API may change any app it is asked to; the bystander B is only ever named elsewhere.
     const ids = management ? ADMIN_IDS(world) : [...ADMIN_IDS(world), world.a.appId, world.b.appId];

@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/server/core/config';
+import { NO_NETWORKS } from '../../src/server/core/privateNetworks';
 import { GLOBALSIGN_ROOT_CA_R3, GLOBALSIGN_ROOT_R46 } from '../../src/server/webauthn/metadata/fidoRootCertificates';
 
 /** The error loadConfig throws for this environment (fails the test if it does not throw). */
@@ -52,6 +53,7 @@ describe('loadConfig', () => {
       mdsUrl: undefined,
       mdsTrustedRoots: [],
       tokenKeyEncryption: { current: undefined, previous: [] },
+      webhooks: { allowInsecure: false, allowPrivateNetworks: NO_NETWORKS },
     });
   });
 
@@ -95,6 +97,8 @@ describe('loadConfig', () => {
       MANAGEMENT_PORT: '7002',
       TOKEN_KEY_ENCRYPTION_KEY: '11'.repeat(32),
       TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: Buffer.alloc(32, 2).toString('base64url'),
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8, 127.0.0.1',
     });
     expect(config).toEqual({
       port: 443,
@@ -135,7 +139,15 @@ describe('loadConfig', () => {
       mdsBlobFile: '/srv/mds/blob.jwt',
       mdsUrl: 'https://mds3.fidoalliance.org/',
       mdsTrustedRoots: [],
+      webhooks: { allowInsecure: true, allowPrivateNetworks: expect.objectContaining({ entries: ['10.0.0.0/8', '127.0.0.1'] }) },
     });
+    expect(config.webhooks.allowPrivateNetworks.covers('10.1.2.3')).toBe(true);
+    expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);
+  });
+
+  it('refuses a WEBHOOK_ALLOW_PRIVATE_NETWORKS entry that is neither an address nor a network, naming the variable', () => {
+    expect(configErrorFor({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8,intranet' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS /);
+    expect(configErrorFor({ WEBHOOK_ALLOW_INSECURE: 'maybe' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_INSECURE /);
   });
 
   describe('FIDO metadata', () => {

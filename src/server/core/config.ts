@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
 import { parseKeyEncryptionKey, type KeyEncryptionKey } from './parseKeyEncryptionKey';
 import { parseMailbox, type Mailbox } from './parseMailbox';
+import { NO_NETWORKS, parseNetworkList, type NetworkList } from './privateNetworks';
 
 /** The service's settings, read once from the environment (README, "Configuration"). */
 export interface Config {
@@ -53,6 +54,15 @@ export interface Config {
    * TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS (still opens what it wrapped, during a rotation).
    */
   tokenKeyEncryption: { current: KeyEncryptionKey | undefined; previous: KeyEncryptionKey[] };
+  webhooks: WebhookDestinationPolicy;
+}
+
+/** Where webhooks may go (docs/security.md, "Webhook destinations"). */
+export interface WebhookDestinationPolicy {
+  /** WEBHOOK_ALLOW_INSECURE: plain http to a loopback address (development); otherwise https only. */
+  allowInsecure: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: private, loopback and link-local networks webhooks may still reach. */
+  allowPrivateNetworks: NetworkList;
 }
 
 /** false, true, a hop count, or a list of addresses, subnets and Express's names (loopback, linklocal, uniquelocal). */
@@ -182,6 +192,15 @@ const schema = z.object({
   MDS_TRUSTED_ROOTS_FILE: optional(z.string().transform((path, ctx) => readTrustedRoots(path, ctx))),
   TOKEN_KEY_ENCRYPTION_KEY: optional(keyEncryptionKey),
   TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: optional(keyEncryptionKey),
+  WEBHOOK_ALLOW_INSECURE: optional(booleanFlag),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: optional(
+    z.string().transform((v, ctx) => {
+      const list = parseNetworkList(v);
+      if (list) return list;
+      ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of addresses and networks (address/prefix)' });
+      return z.NEVER;
+    }),
+  ),
 });
 
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -263,5 +282,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mdsUrl: v.MDS_URL,
     mdsTrustedRoots: v.MDS_TRUSTED_ROOTS_FILE ?? [],
     tokenKeyEncryption: { current: v.TOKEN_KEY_ENCRYPTION_KEY, previous: v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS ? [v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS] : [] },
+    webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
   };
 }

@@ -78,6 +78,11 @@ export const ERROR_CODES = {
   app_not_pending_deletion: { status: 409, title: 'App was not scheduled for deletion.' },
   api_key_not_found: { status: 404, title: 'Apikey was not found' },
   create_api_key_scopes_required: { status: 400, title: 'Please select at least one scope.' },
+  // webhooks
+  webhook_limit_reached: { status: 409, title: 'This app already has as many webhook endpoints as it may (10).' },
+  webhook_not_found: { status: 404, title: 'This app has no webhook endpoint with this id.' },
+  webhook_url_not_allowed: { status: 400, title: 'This webhook URL is not allowed.' },
+  webhook_delivery_not_found: { status: 404, title: 'This app has no webhook delivery with this id.' },
   // abuse
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side

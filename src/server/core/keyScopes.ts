@@ -21,6 +21,7 @@ export const SCOPES = {
   events: 'secret: events',
   features: "secret: apps/features (the app's own switches) and the authenticator allow and block lists (authenticators/*)",
   account_delete: "secret: /v3/account/delete (schedules the app's deletion)",
+  webhooks: "secret: webhooks/* (the app's webhook endpoints, their secrets and delivery log)",
 } as const;
 export type Scope = keyof typeof SCOPES;
 export const PUBLIC_SCOPES = ['register', 'login'] as const satisfies readonly Scope[];
@@ -35,6 +36,7 @@ export const SECRET_SCOPES = [
   'events',
   'features',
   'account_delete',
+  'webhooks',
 ] as const satisfies readonly Scope[];
 
 /** The scopes of a key kind. */

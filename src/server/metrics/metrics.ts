@@ -12,6 +12,8 @@ export interface Metrics {
   /** Counts and times a request that was answered, by route pattern and status (called by the access log). */
   observe(req: Request, res: Response, seconds: number): void;
   rateLimited(limit: LimitName): void;
+  /** Counts how a webhook delivery attempt ended (delivered, retry, failed, gone, refused). */
+  webhookOutcome(outcome: string): void;
 }
 
 /**
@@ -47,6 +49,12 @@ export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Me
     name: 'passwordless_rate_limit_refusals_total',
     help: 'Requests refused with 429 by a rate limit.',
     labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const webhookOutcomes = new Counter({
+    name: 'passwordless_webhook_deliveries_total',
+    help: "Webhook delivery attempts by outcome: 'delivered' (2xx), 'retry' (will be tried again), 'failed' (given up), 'gone' (410: endpoint disabled), 'refused' (destination not allowed).",
+    labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const { poolStats } = options;
@@ -92,5 +100,7 @@ export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Me
     }
   };
 
-  return { registry, observe, rateLimited: (limit) => refusals.inc({ limit }) };
+  // Made once per registry, so that the listeners of one process (sharing it) add one listener.
+  const webhookOutcome = (outcome: string) => webhookOutcomes.inc({ outcome });
+  return { registry, observe, rateLimited: (limit) => refusals.inc({ limit }), webhookOutcome };
 }

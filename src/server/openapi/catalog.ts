@@ -19,6 +19,8 @@ import { registerRouteSpecs } from '../routes/register';
 import { reportingRouteSpecs } from '../routes/reporting';
 import { signinRouteSpecs } from '../routes/signin';
 import { usersRouteSpecs } from '../routes/users';
+import { adminWebhooksRouteSpecs, webhooksRouteSpecs } from '../routes/webhooks';
+import { adminWebhookDeliveriesRouteSpecs, webhookDeliveriesRouteSpecs } from '../routes/webhookDeliveries';
 import { openApiDocumentRoute } from './documentRoute';
 
 /** The current generation, at `/` and `/api`. The route-coverage test keeps this list equal to what is mounted. */
@@ -27,6 +29,8 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...healthRouteSpecs,
   ...metricsRouteSpecs,
   ...adminRouteSpecs,
+  ...adminWebhooksRouteSpecs,
+  ...adminWebhookDeliveriesRouteSpecs,
   ...mdsRouteSpecs,
   ...registerRouteSpecs,
   ...signinRouteSpecs,
@@ -40,6 +44,8 @@ export const CURRENT_ROUTES: readonly RouteSpec[] = [
   ...reportingRouteSpecs,
   ...appFeaturesRouteSpecs,
   ...appDeletionRouteSpecs,
+  ...webhooksRouteSpecs,
+  ...webhookDeliveriesRouteSpecs,
 ];
 
 /** Where the older generation (`/v3`, `/api/v3`) differs; it answers everything else as the current one. */

@@ -145,3 +145,34 @@ export const activeUsersReportAnswer = z.looseObject({ createdAt: day(), dailyAc
 
 const healthResult = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), data: z.record(z.string(), z.unknown()) });
 export const healthReportAnswer = z.looseObject({ status: z.enum(['Healthy', 'Unhealthy']), elapsedMilliseconds: z.number(), results: z.record(z.string(), healthResult) });
+
+/** A webhook endpoint, as both APIs answer it: never its secret. */
+export const webhookAnswer = z.looseObject({
+  id: z.string(),
+  url: z.string(),
+  eventTypes: z.array(z.string()),
+  description: z.string(),
+  enabled: z.boolean(),
+  disabledReason: z.string().nullable(),
+  createdAt: timestamp(),
+  previousSecretExpiresAt: timestamp().nullable(),
+});
+
+/** A new endpoint with its signing secret, which is shown only here. */
+export const createdWebhookAnswer = webhookAnswer.extend({ secret: z.string().describe('whsec_…: shown only once') });
+
+/** A rotated secret, shown only here; the previous one keeps signing beside it until previousSecretExpiresAt. */
+export const rotatedWebhookSecretAnswer = z.looseObject({ id: z.string(), secret: z.string(), previousSecretExpiresAt: timestamp() });
+
+/** One delivery of an endpoint's log, with its attempts. */
+export const webhookDeliveryAnswer = z.looseObject({
+  id: z.string().describe('the webhook-id'),
+  eventType: z.string(),
+  state: z.enum(['pending', 'delivered', 'failed']),
+  createdAt: timestamp(),
+  attempts: z.number().int(),
+  nextAttemptAt: timestamp().nullable(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  attemptLog: z.array(z.looseObject({ at: timestamp(), status: z.number().int().nullable(), error: z.string().nullable(), durationMs: z.number().int() })),
+});

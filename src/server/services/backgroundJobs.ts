@@ -7,6 +7,7 @@ import type { FailedKeyUses } from './apps/failedKeyUses';
 import type { MagicLinkService } from './magicLinks/magicLinks';
 import type { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import type { DailyReports } from './reporting/dailyReports';
+import type { WebhookDeliveryWorker } from './webhooks/webhookDeliveryWorker';
 
 const CHALLENGE_SWEEP_INTERVAL_MS = 60_000;
 const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
@@ -25,6 +26,7 @@ export interface BackgroundWork {
   reports: DailyReports;
   metadata: AuthenticatorMetadata;
   failedKeyUses: FailedKeyUses;
+  webhookWorker: WebhookDeliveryWorker;
 }
 
 export interface BackgroundSchedule {
@@ -58,6 +60,7 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   const retentionSweeper = setInterval(() => {
     work.events.sweep().catch(warn('event retention sweep'));
     work.magicLinks.sweep().catch(warn('magic-link quota sweep'));
+    work.webhookWorker.sweep().catch(warn('webhook attempt retention sweep'));
   }, RETENTION_SWEEP_INTERVAL_MS);
   const usageWriter =
     schedule.flushIntervalMs > 0 ? setInterval(() => work.authConfigs.flushUsage().catch(warn('auth-config usage write')), schedule.flushIntervalMs) : undefined;
@@ -83,12 +86,15 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   const metadataRefresher = metadataRefreshIntervalMs > 0 && work.metadata.configured ? setInterval(refreshMetadata, metadataRefreshIntervalMs) : undefined;
   if (metadataRefresher) refreshMetadata();
   const failedKeyTallies = setInterval(() => work.failedKeyUses.recordDue(), FAILED_KEY_TALLY_INTERVAL_MS);
+  // Sends the webhook outbox, from whatever earlier processes left in it too.
+  work.webhookWorker.start();
   const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher, failedKeyTallies];
   for (const timer of timers) timer?.unref();
 
   return {
     async stop() {
       for (const timer of timers) clearInterval(timer);
+      await work.webhookWorker.stop();
       await deletionSweep;
       await reportSweep;
       await work.metadata.close();

@@ -31,6 +31,10 @@ import { StorageHealth } from '../store/storageHealth';
 import { TokenService } from './tokens/tokenService';
 import { UserService } from './users/users';
 import { VerificationService } from './ceremonies/verification';
+import { WebhookDeliveryWorker, type WebhookWorkerOptions } from './webhooks/webhookDeliveryWorker';
+import { WebhookDeliveryLog } from './webhooks/webhookDeliveryLog';
+import { WebhookEndpointService } from './webhooks/webhookEndpoints';
+import { WebhookOutbox } from './webhooks/webhookOutbox';
 
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
@@ -59,8 +63,14 @@ export interface ServiceOptions {
   metadataRefreshIntervalMs?: number;
   /** Fetches MDS_URL (tests replace it to count or fail downloads); default: an HTTP GET. */
   downloadMetadata?: (url: string, signal: AbortSignal) => Promise<string>;
-  /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates, reports, metadata updates); default Date.now. For tests. */
+  /** The clock of every time rule (token lifetimes, challenges, quotas, deletion dates, reports, metadata updates, webhook retries); default Date.now. For tests. */
   now?: () => number;
+  /**
+   * The webhook delivery worker: how often it polls (default a second; 0 = only when
+   * `webhookWorker.tick()` or `drain()` is called, for tests), and for tests its DNS lookup, jitter
+   * and timeouts. Its schedule follows `now`.
+   */
+  webhooks?: Partial<Omit<WebhookWorkerOptions, 'now'>>;
 }
 
 /** Every domain service, wired once per process. Routes receive this and nothing from Express leaks in. */
@@ -88,6 +98,14 @@ export interface Services {
   metadata: AuthenticatorMetadata;
   authenticators: AuthenticatorLists;
   reports: DailyReports;
+  /** The app's webhook endpoints (private API, management API, CLI). */
+  webhooks: WebhookEndpointService;
+  /** Which deliveries a change makes; written in the change's own transaction. */
+  webhookOutbox: WebhookOutbox;
+  /** Sends the outbox (started with the services, stopped by close). */
+  webhookWorker: WebhookDeliveryWorker;
+  /** Each endpoint's delivery log, redelivery and test event. */
+  webhookDeliveries: WebhookDeliveryLog;
   mailer: Mailer;
   storageHealth: StorageHealth;
   /** The shared counters of the rate limits, when REDIS_URL is set. */
@@ -111,28 +129,36 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
   });
   const incarnations = new AppIncarnations();
+  const webhookOutbox = new WebhookOutbox(db, now);
   const failedKeyUses = new FailedKeyUses(events, logger, now);
   const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
   const tokens = new TokenService(db, now, incarnations, config.tokenKeyEncryption);
   const caches = appCaches(
-    { keys, features, tokens, incarnations },
+    { keys, features, tokens, incarnations, webhooks: webhookOutbox },
     store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
     logger,
   );
+  const webhooks = new WebhookEndpointService(db, config.webhooks, config.tokenKeyEncryption, caches.changed, now, options.webhooks?.lookup);
+  const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
+    pollIntervalMs: 1000,
+    ...options.webhooks,
+    now,
+  });
+  webhookOutbox.onWritten(() => webhookWorker.nudge());
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
   const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
-  const aliases = new AliasService(db, store.hot, events);
+  const aliases = new AliasService(db, store.hot, events, webhookOutbox);
   const authConfigs = new AuthConfigService(db, events, undefined, now);
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
-  const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now);
-  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now);
+  const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now, webhookOutbox);
+  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now, webhookOutbox);
   const metadata = new AuthenticatorMetadata({ blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots }, logger, now, options.downloadMetadata);
-  const authenticators = new AuthenticatorLists(db, features, metadata, events, now);
+  const authenticators = new AuthenticatorLists(db, features, metadata, events, now, webhookOutbox);
   const reports = new DailyReports(db, (appId) => appTotals(db, store.hot, appId), logger, now);
   const background = startBackgroundJobs(
-    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses },
+    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },
     {
       flushIntervalMs,
       deletionSweepIntervalMs: options.deletionSweepIntervalMs,
@@ -152,11 +178,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(store.hot, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features)),
-    signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now),
-    verification: new VerificationService(store.hot, tokens, features, events, now),
-    credentials: new CredentialService(db, store.hot, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile))),
-    users: new UserService(store.hot, events),
+    registration: new RegistrationService(store.hot, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features), webhookOutbox),
+    signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhookOutbox),
+    verification: new VerificationService(store.hot, tokens, features, events, now, webhookOutbox),
+    credentials: new CredentialService(db, store.hot, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile)), webhookOutbox),
+    users: new UserService(store.hot, events, webhookOutbox),
     authConfigs,
     events,
     magicLinks,
@@ -164,6 +190,10 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     metadata,
     authenticators,
     reports,
+    webhooks,
+    webhookOutbox,
+    webhookWorker,
+    webhookDeliveries: new WebhookDeliveryLog(db, webhookOutbox),
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,

@@ -30,9 +30,9 @@ export interface HotPath {
    * counter above zero the stored one must be lower, with zero it must still be the one read. False when
    * the condition failed (a raced or cloned authenticator) or the credential is gone.
    */
-  recordCredentialUse(use: CredentialUse): Promise<boolean>;
-  /** Records a single-use token id; false when it was already recorded. */
-  redeemToken(appId: string, tokenId: string, expiresAt: number): Promise<boolean>;
+  recordCredentialUse(use: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
+  /** Records a single-use token id; false when it was already recorded (and then no delivery is written either). */
+  redeemToken(appId: string, tokenId: string, expiresAt: number, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
   /** Whether a single-use token id was recorded: one primary-key read. */
   isTokenRedeemed(appId: string, tokenId: string): Promise<boolean>;
 
@@ -66,11 +66,11 @@ export interface HotPath {
    */
   storeRegistration(registration: NewRegistration): Promise<UnitOutcome>;
   /** Deletes one passkey of the user (and the user, if it was their last passkey and they have no alias); false when it was not there. */
-  deleteCredential(appId: string, descriptorId: string, userId: string): Promise<boolean>;
+  deleteCredential(appId: string, descriptorId: string, userId: string, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
   /** Deletes the user: their passkeys, aliases and row, in one transaction. */
-  deleteUser(appId: string, userId: string): Promise<void>;
+  deleteUser(appId: string, userId: string, webhookDeliveries?: NewWebhookDelivery[]): Promise<void>;
   /** Replaces the user's whole alias set in one transaction; a taken alias rejects with the driver's unique-violation error. */
-  replaceAliases(appId: string, userId: string, aliases: NewAlias[]): Promise<void>;
+  replaceAliases(appId: string, userId: string, aliases: NewAlias[], webhookDeliveries?: NewWebhookDelivery[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -178,4 +178,23 @@ export interface NewRegistration {
   aliases?: NewAlias[];
   /** A single-use token the passkey redeems: already redeemed, nothing is stored and the outcome is the failure `token_already_used`. */
   redeemedToken?: { tokenId: string; expiresAt: number };
+  /** Webhook deliveries that report this passkey, committed with it. */
+  webhookDeliveries?: NewWebhookDelivery[];
+}
+
+/**
+ * A row of the webhook outbox. Every write of the hot path that a webhook reports takes its
+ * deliveries as an optional last argument: they are written in the same transaction as the change
+ * (no crash between the two can lose one), and with none the write is exactly what it was.
+ */
+export interface NewWebhookDelivery {
+  /** The `webhook-id`. */
+  id: string;
+  tenant: string;
+  endpointId: string;
+  eventType: string;
+  /** The JSON body, as sent. */
+  payload: string;
+  /** Epoch milliseconds; also when the first attempt is due. */
+  createdAt: number;
 }

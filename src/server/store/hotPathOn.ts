@@ -1,7 +1,8 @@
-import type { ChallengeRow, CredentialUse, HotPath, NewRegistration, StoredCredential, UserSummary } from './hotPath';
+import type { ChallengeRow, CredentialUse, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
 import type { HotDriver } from './hotDriver';
 import { utcDayOf } from '../core/utcDay';
-import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps } from './writeUnits';
+import type { UnitStep } from './writeUnit';
+import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, webhookDeliverySteps } from './writeUnits';
 
 const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
 
@@ -30,6 +31,8 @@ export function hotPathOn(driver: HotDriver): HotPath {
     lastUsedDay: Number(row.lastUsedDay),
   });
 
+  const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[] | undefined): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, driver)];
+
   return {
     async insertChallenge(c: ChallengeRow) {
       await driver.write('insertChallenge', { ...c, expiresAt: driver.time(c.expiresAt) });
@@ -57,14 +60,20 @@ export function hotPathOn(driver: HotDriver): HotPath {
         lastUsedDay: Number(row.lastUsedDay),
       };
     },
-    async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse) {
+    async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]) {
       const params = { ...use, backupState: driver.bool(use.backupState), uvInitialized: driver.bool(use.uvInitialized), usedAt: driver.time(use.usedAt) };
       const usedDay = utcDayOf(use.usedAt);
-      const result = await (usedDay === lastUsedDay ? driver.write('recordCredentialUse', params) : driver.write('recordCredentialUseOnNewDay', { ...params, usedDay }));
-      return changesOf(result) === 1;
+      const [statement, stepParams] = usedDay === lastUsedDay ? (['recordCredentialUse', params] as const) : (['recordCredentialUseOnNewDay', { ...params, usedDay }] as const);
+      const deliveries = webhookDeliverySteps(webhookDeliveries, driver);
+      // With deliveries the use and its outbox rows are one unit; without, the one statement it always was.
+      if (deliveries.length > 0) return (await driver.unit([{ statement, params: stepParams, orFail: 'counter' }, ...deliveries])).ok;
+      return changesOf(await driver.write(statement, stepParams)) === 1;
     },
-    async redeemToken(appId, tokenId, expiresAt) {
-      return changesOf(await driver.write('redeemToken', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) })) === 1;
+    async redeemToken(appId, tokenId, expiresAt, webhookDeliveries?: NewWebhookDelivery[]) {
+      const params = { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) };
+      const deliveries = webhookDeliverySteps(webhookDeliveries, driver);
+      if (deliveries.length > 0) return (await driver.unit([{ statement: 'redeemToken', params, orFail: 'token_already_used' }, ...deliveries])).ok;
+      return changesOf(await driver.write('redeemToken', params)) === 1;
     },
     async isTokenRedeemed(appId, tokenId) {
       return (await driver.read('isTokenRedeemed', { tenant: appId, tokenId })) !== undefined;
@@ -136,14 +145,14 @@ export function hotPathOn(driver: HotDriver): HotPath {
     storeRegistration(registration: NewRegistration) {
       return driver.unit(registrationSteps(registration, driver));
     },
-    async deleteCredential(appId, descriptorId, userId) {
-      return (await driver.unit(credentialDeletionSteps(appId, descriptorId, userId))).ok;
+    async deleteCredential(appId, descriptorId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
+      return (await driver.unit(withDeliveries(credentialDeletionSteps(appId, descriptorId, userId), webhookDeliveries))).ok;
     },
-    async deleteUser(appId, userId) {
-      await driver.unit(userDeletionSteps(appId, userId));
+    async deleteUser(appId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
+      await driver.unit(withDeliveries(userDeletionSteps(appId, userId), webhookDeliveries));
     },
-    async replaceAliases(appId, userId, aliases) {
-      await driver.unit(aliasReplacementSteps(appId, userId, aliases));
+    async replaceAliases(appId, userId, aliases, webhookDeliveries?: NewWebhookDelivery[]) {
+      await driver.unit(withDeliveries(aliasReplacementSteps(appId, userId, aliases), webhookDeliveries));
     },
     close: () => driver.close(),
   };

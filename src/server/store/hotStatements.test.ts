@@ -14,8 +14,9 @@ describe('positionalStatement', () => {
 
   it('names the app in every statement of the hot path: reads and changes are scoped by it, rows are written for it', () => {
     for (const [name, { sql }] of Object.entries(HOT_STATEMENTS)) {
-      // The event log's batch holds several apps' events: each row carries its own app, written into "tenant".
-      const batchOfRows = /json_each\(@events\)/.test(sql) && /value ->> 'tenant'/.test(sql);
+      // The event log's batch holds several apps' events, and a change's webhook deliveries are its
+      // app's: each row carries its own app, written into "tenant".
+      const batchOfRows = /json_each\(@(events|deliveries)\)/.test(sql) && /value ->> 'tenant'/.test(sql);
       // An INSERT … SELECT FROM "App" WHERE "id" = @tenant writes a row only for the app it names.
       const fromTheApp = /SELECT "id", .* FROM "App" WHERE "id" = @tenant/s.test(sql);
       const scoped = sql.startsWith('INSERT') ? /VALUES \(.*@tenant/s.test(sql) || fromTheApp || batchOfRows : /"(tenant|id)" = @tenant/.test(sql);

@@ -127,6 +127,20 @@ export const HOT_STATEMENTS = {
       ON CONFLICT ("tenant") DO UPDATE SET "eventCount" = "AppCounter"."eventCount" + excluded."eventCount"`,
   },
 
+  /**
+   * Webhook deliveries (the outbox) from one JSON array, a step of the unit whose change they
+   * report; only units of apps with subscribed endpoints have it. Due at once (nextAttemptAt = createdAt).
+   */
+  insertWebhookDeliveries: {
+    kind: 'write',
+    sql: `INSERT INTO "WebhookDelivery" ("id", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt")
+      SELECT value ->> 'id', value ->> 'tenant', value ->> 'endpointId', value ->> 'eventType', value ->> 'payload', value ->> 'createdAt', value ->> 'createdAt'
+      FROM json_each(@deliveries)`,
+    postgres: `INSERT INTO "WebhookDelivery" ("id", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt")
+      SELECT "id", "tenant", "endpointId", "eventType", "payload", "createdAt", "createdAt"
+      FROM json_populate_recordset(NULL::"WebhookDelivery", CAST(@deliveries AS json))`,
+  },
+
   // --- steps of the units that change users (writeUnits.ts) -----------------------------------
   /** A passkey for the user: their row locked (created if new), its count up; answers the new count. */
   addUserCredential: {

@@ -12,8 +12,9 @@ import { openPostgresHotPath } from './postgresHotPath';
 import { SqliteAdapterFactory } from './sqlite';
 import { openSqliteHotPath } from './sqliteHotPath';
 
-export type { HotPath } from './hotPath';
+export type { HotPath, NewWebhookDelivery } from './hotPath';
 export { providerOf, sqliteFilename } from './databaseUrl';
+export { claimWebhookDeliveries } from './claimWebhookDeliveries';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
@@ -28,7 +29,7 @@ const HOT_POOL_MAX = 10;
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | '$transaction'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction' | '$queryRawUnsafe'
 >;
 
 export interface Store {

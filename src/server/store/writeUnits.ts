@@ -1,4 +1,4 @@
-import type { NewAlias, NewEvent, NewRegistration } from './hotPath';
+import type { NewAlias, NewEvent, NewRegistration, NewWebhookDelivery } from './hotPath';
 import type { StoreEncoding } from './hotDriver';
 import type { HotWrite } from './hotStatements';
 import type { UnitStep } from './writeUnit';
@@ -21,7 +21,7 @@ function aliasSteps(tenant: string, userId: string, aliases: NewAlias[]): UnitSt
  * user count when this is the user's first passkey, the register token it redeems, and the passkey.
  * Further writes that must commit with the passkey (say, an outbox row) are further steps here.
  */
-export function registrationSteps({ tenant, credential: c, aliases, redeemedToken }: NewRegistration, encoding: StoreEncoding): UnitStep[] {
+export function registrationSteps({ tenant, credential: c, aliases, redeemedToken, webhookDeliveries }: NewRegistration, encoding: StoreEncoding): UnitStep[] {
   const { userId } = c;
   return [
     // First, so that a token's second registration fails before it locks anything else.
@@ -58,6 +58,7 @@ export function registrationSteps({ tenant, credential: c, aliases, redeemedToke
       lastUsedAt: encoding.time(c.lastUsedAt),
       lastUsedDay: c.lastUsedDay,
     }),
+    ...webhookDeliverySteps(webhookDeliveries, encoding),
   ];
 }
 
@@ -95,4 +96,13 @@ export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): 
     // In the order of their app ids, so that two batches (two replicas) lock counter rows in the same order.
     ...[...perApp].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([tenant, count]) => step('countEvents', { tenant, count })),
   ];
+}
+
+/**
+ * The outbox rows of a change, as the last step of its unit: none at all (not even an empty
+ * statement) when the app has no endpoint subscribed to what changed.
+ */
+export function webhookDeliverySteps(deliveries: NewWebhookDelivery[] | undefined, encoding: StoreEncoding): UnitStep[] {
+  if (deliveries === undefined || deliveries.length === 0) return [];
+  return [step('insertWebhookDeliveries', { deliveries: JSON.stringify(deliveries.map((d) => ({ ...d, createdAt: encoding.time(d.createdAt) }))) })];
 }

@@ -4,6 +4,7 @@ import type { ApiKeyAuthenticator } from './apiKeys';
 import type { AppFeaturesCache } from './appFeaturesCache';
 import type { AppIncarnations } from './incarnations';
 import type { TokenService } from '../tokens/tokenService';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 
 /** What a process caches about apps: key checks, features, token keys and incarnations. */
 export interface AppCachesOf {
@@ -11,6 +12,8 @@ export interface AppCachesOf {
   features: AppFeaturesCache;
   tokens: TokenService;
   incarnations: AppIncarnations;
+  /** The apps' webhook subscriptions. */
+  webhooks: WebhookOutbox;
 }
 
 export interface AppCaches {
@@ -30,6 +33,7 @@ export function appCaches(caches: AppCachesOf, feedOf: { databaseUrl: string; no
     caches.features.invalidate();
     caches.tokens.forget(appId);
     caches.incarnations.forget(appId);
+    caches.webhooks.forget(appId);
   };
   const feed =
     feedOf?.notify
@@ -43,6 +47,7 @@ export function appCaches(caches: AppCachesOf, feedOf: { databaseUrl: string; no
               caches.features.invalidate();
               caches.tokens.forgetAll();
               caches.incarnations.clear();
+              caches.webhooks.forgetAll();
             },
           },
           logger,

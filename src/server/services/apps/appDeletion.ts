@@ -11,6 +11,7 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { Mailer } from '../../mail/mailer';
 import { tokenPayload, type TokenService } from '../tokens/tokenService';
+import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
 
 const HOUR_MS = 3_600_000;
 /** The spec's schedule: keys frozen after 24 hours, data deleted after 14 days. */
@@ -57,6 +58,7 @@ export class AppDeletionService {
     /** Clears what this process caches about the app (key checks, settings, token keys). */
     private readonly onAppChanged: (appId: string) => void,
     private readonly now: () => number = Date.now,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /** Schedules the deletion and mails the warning with the abort link; 502 (and nothing scheduled) if the mail cannot go. */
@@ -67,7 +69,12 @@ export class AppDeletionService {
     const keysFreezeAt = new Date(now + KEYS_FREEZE_AFTER_MS);
     const deleteAt = new Date(now + DATA_DELETED_AFTER_MS);
     const nonce = randomBytes(32).toString('base64url');
-    const { count } = await this.db.app.updateMany({ where: { id: appId, deleteAt: null }, data: { deleteAt, keysFreezeAt, keysFrozenForDeletion: false, deletionNonce: nonce } });
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'app.deletion_scheduled', { keysFreezeAt: keysFreezeAt.toISOString(), deleteAt: deleteAt.toISOString() });
+    const count = await this.db.$transaction(async (tx) => {
+      const scheduled = await tx.app.updateMany({ where: { id: appId, deleteAt: null }, data: { deleteAt, keysFreezeAt, keysFrozenForDeletion: false, deletionNonce: nonce } });
+      if (scheduled.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
+      return scheduled.count;
+    });
     if (count === 0) {
       const pending = await this.db.app.findUnique({ where: { id: appId }, select: { deleteAt: true } });
       if (!pending) throw appNotFound(appId);
@@ -79,11 +86,15 @@ export class AppDeletionService {
       await this.mailer.send(deletionWarningMessage({ to: app.adminEmail, appId, requestedBy, keysFreezeAt, deleteAt, abortLink }));
     } catch (error) {
       // Nobody could cancel a deletion they were never told about: undo it.
-      await this.db.app.updateMany({ where: { id: appId, deletionNonce: nonce }, data: NOT_PENDING });
+      await this.db.$transaction(async (tx) => {
+        await tx.app.updateMany({ where: { id: appId, deletionNonce: nonce }, data: NOT_PENDING });
+        if (deliveries) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, id: { in: deliveries.map((d) => d.id) } } });
+      });
       const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
       this.logger.warn({ appId, mailer: this.mailer.kind, code, responseCode, command }, 'deletion warning mail delivery failed; deletion not scheduled');
       throw new ApiError('mail_delivery_failed', { detail: 'The deletion was not scheduled, because its warning could not be mailed to the admin.' });
     }
+    this.webhooks?.written(deliveries);
     this.events.record(appId, {
       type: 'ApiManagementAppMarkedForDeletion',
       message: `The app was marked for deletion: keys freeze at ${keysFreezeAt.toISOString()}, data is deleted at ${deleteAt.toISOString()}.`,
@@ -102,7 +113,7 @@ export class AppDeletionService {
   /** The operator's cancel (management API, CLI): the app is no longer pending and its keys work again. */
   async cancel(appId: string, performedBy: string): Promise<{ message: string }> {
     if (!APP_ID_PATTERN.test(appId)) throw appNotFound(appId);
-    const { count } = await this.db.app.updateMany({ where: { id: appId, deleteAt: { not: null } }, data: NOT_PENDING });
+    const count = await this.cancelWhere(appId, { id: appId, deleteAt: { not: null } });
     if (count === 0) {
       if (!(await this.db.app.findUnique({ where: { id: appId }, select: { id: true } }))) throw appNotFound(appId);
       throw new ApiError('app_not_pending_deletion');
@@ -140,10 +151,22 @@ export class AppDeletionService {
     const nonce = await this.nonceOfLink(appId, token);
     if (nonce === undefined) return false;
     // Single use: the nonce is cleared with the schedule, in the statement that checks it.
-    const { count } = await this.db.app.updateMany({ where: { id: appId, deletionNonce: nonce, deleteAt: { not: null } }, data: NOT_PENDING });
+    const count = await this.cancelWhere(appId, { id: appId, deletionNonce: nonce, deleteAt: { not: null } });
     if (count === 0) return false;
     this.cancelled(appId, 'Abort link');
     return true;
+  }
+
+  /** The schedule cleared where it matches, with the webhook deliveries that report it, in one transaction; how many apps it cleared. */
+  private async cancelWhere(appId: string, where: { id: string; deleteAt: { not: null }; deletionNonce?: string }): Promise<number> {
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'app.deletion_cancelled', {});
+    const count = await this.db.$transaction(async (tx) => {
+      const cleared = await tx.app.updateMany({ where, data: NOT_PENDING });
+      if (cleared.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
+      return cleared.count;
+    });
+    if (count > 0) this.webhooks?.written(deliveries);
+    return count;
   }
 
   private cancelled(appId: string, performedBy: string): void {

@@ -7,6 +7,7 @@ import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCa
 import { UNKNOWN_USER } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { AuthenticatorMetadata } from '../metadata/authenticatorMetadata';
+import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
 
 /** AAGUIDs one request may name: more than the FIDO metadata describes today. */
 const MAX_AAGUIDS = 500;
@@ -48,6 +49,7 @@ export class AuthenticatorLists {
     private readonly metadata: AuthenticatorMetadata,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /** Whether the app's plan has the lists (they take effect only then); 403 otherwise. */
@@ -85,13 +87,16 @@ export class AuthenticatorLists {
           update: { isAllowed: input.isAllowed },
         }),
       );
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'authenticators.updated', { change: input.isAllowed ? 'allowed' : 'blocked', aaGuids: input.aaGuids });
+    const withDeliveries = () => [...writes(), ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : [])];
     try {
-      await this.db.$transaction(writes());
+      await this.db.$transaction(withDeliveries());
     } catch (error) {
       // Another request added one of them between this one's read and write: once more finds it.
       if (!isUniqueViolation(error)) throw error;
-      await this.db.$transaction(writes());
+      await this.db.$transaction(withDeliveries());
     }
+    this.webhooks?.written(deliveries);
     const list = input.isAllowed ? 'allow list' : 'block list';
     for (const aaGuid of input.aaGuids) {
       this.events.record(appId, {
@@ -109,7 +114,9 @@ export class AuthenticatorLists {
     const where = { tenant: appId, aaGuid: { in: input.aaGuids } };
     const listed = await this.db.authenticator.findMany({ where, select: { aaGuid: true } });
     if (listed.length === 0) return;
-    await this.db.authenticator.deleteMany({ where });
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'authenticators.updated', { change: 'removed', aaGuids: listed.map((l) => l.aaGuid) });
+    await this.db.$transaction([this.db.authenticator.deleteMany({ where }), ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : [])]);
+    this.webhooks?.written(deliveries);
     for (const { aaGuid } of listed) {
       this.events.record(appId, { type: 'ApiAuthenticatorsDelisted', message: `The authenticator ${aaGuid} was taken off its list.`, subject: aaGuid, performedBy: UNKNOWN_USER });
     }

@@ -1,10 +1,12 @@
 import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 import { ApiError } from '../../core/apiError';
 import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
 import type { HotPath } from '../../store';
+import type { NewRegistration } from '../../store/hotPath';
 import { isUniqueViolation } from '../../core/storeErrors';
 import { appDeletedMeanwhile } from '../../core/storeProblem';
 import { SUPPORTED_ALGORITHM_IDS } from '../../webauthn/algorithms';
@@ -121,6 +123,7 @@ export class RegistrationService {
     private readonly now: () => number,
     /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
     private readonly authenticators: AuthenticatorPolicy,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
@@ -258,7 +261,7 @@ export class RegistrationService {
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     const now = this.now();
 
-    const registration = {
+    const registration: NewRegistration = {
       tenant: appId,
       credential: {
         descriptorId: credentialId,
@@ -286,8 +289,19 @@ export class RegistrationService {
       // Single use: the token is redeemed with the passkey it registered, or not at all.
       redeemedToken: session.registerTokenId === undefined ? undefined : { tokenId: session.registerTokenId, expiresAt: session.registerTokenExp ?? session.exp },
     };
-    // One transaction (see HotPath.storeRegistration): the passkey, the user's aliases and row, and
-    // the app's user count within its maxUsers.
+    registration.webhookDeliveries = await this.webhooks?.deliveriesFor(appId, 'passkey.registered', {
+      userId: session.userId,
+      credentialId,
+      nickname: input.nickname ?? '',
+      aaGuid: info.aaguid,
+      backupEligible,
+      backupState: info.credentialBackedUp,
+      rpId: session.rpId,
+      origin: session.origin,
+      createdAt: new Date(now).toISOString(),
+    });
+    // One transaction (see HotPath.storeRegistration): the passkey, the user's aliases and row, the
+    // app's user count within its maxUsers, and the webhook deliveries that report it.
     for (let attempt = 1; ; attempt++) {
       let stored;
       try {
@@ -304,6 +318,7 @@ export class RegistrationService {
       if (!stored.ok) throw maxUsersReached('The app reached its maxUsers while this passkey was being made; it was not stored.');
       break;
     }
+    this.webhooks?.written(registration.webhookDeliveries);
 
     const payload: VerifyTokenPayload = newVerifyPayload(
       {

@@ -19,6 +19,7 @@ import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tok
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 import { decoyAllowList } from './decoyAllowList';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -50,6 +51,7 @@ export class SigninService {
     private readonly authConfigs: AuthConfigService,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /**
@@ -139,6 +141,15 @@ export class SigninService {
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
 
+    // With the app's webhook deliveries (none: the statement alone), in one transaction.
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'signin.completed', {
+      userId: credential.userId,
+      credentialId,
+      purpose: session.purpose,
+      rpId: session.rpId,
+      origin: session.origin,
+      userVerified: info.userVerified,
+    });
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
     const recorded = await this.hot.recordCredentialUse({
       tenant: appId,
@@ -151,8 +162,9 @@ export class SigninService {
       lastUsedDay: credential.lastUsedDay,
       device: client.device,
       country: client.country,
-    });
+    }, deliveries);
     if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
+    this.webhooks?.written(deliveries);
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(appId, session.purpose);
     this.events.record(appId, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });

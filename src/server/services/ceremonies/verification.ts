@@ -6,6 +6,7 @@ import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { EventLog } from '../events/eventLog';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 
 const MAX_GENERATED_TTL_SECONDS = 604_800;
 
@@ -31,12 +32,26 @@ export class VerificationService {
     private readonly features: AppFeaturesCache,
     private readonly events: EventLog,
     private readonly now: () => number = Date.now,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   async verify(appId: string, input: z.output<typeof verifyTokenSchema>) {
     const payload = await this.tokens.open('verify', input.token, appId, verifyTokenPayloadSchema);
+    // The token itself never goes in a webhook: who signed in, how and where.
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'signin.verified', {
+      userId: payload.userId,
+      type: payload.type,
+      credentialId: payload.credentialId,
+      purpose: payload.purpose,
+      rpId: payload.rpId,
+      origin: payload.origin,
+    });
     if (payload.type !== 'magic_link') {
-      if (!(await this.hot.redeemToken(appId, payload.tokenId, payload.exp))) throw new ApiError('token_already_used');
+      if (!(await this.hot.redeemToken(appId, payload.tokenId, payload.exp, deliveries))) throw new ApiError('token_already_used');
+      this.webhooks?.written(deliveries);
+    } else {
+      // A magic link's verify writes nothing else: its deliveries go on their own.
+      await this.webhooks?.writeAlone(deliveries);
     }
     this.events.record(appId, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);

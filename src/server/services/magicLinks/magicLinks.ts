@@ -11,6 +11,7 @@ import { magicLinkMessage } from './magicLinkMessage';
 import { fillLinkTemplate, linkTemplateProblem } from './linkTemplate';
 import { MAX_TOKEN_LIFETIME_MS, humanizeSeconds, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 
 const DEFAULT_TTL_SECONDS = 3600;
 const QUOTA_WINDOW_MS = 30 * 86_400_000;
@@ -46,6 +47,7 @@ export class MagicLinkService {
     /** Apps younger than this may only mail their admin address (0: no such rule). */
     private readonly newAppPeriodSeconds: number,
     private readonly now: () => number = Date.now,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   async send(appId: string, input: z.output<typeof sendMagicLinkSchema>): Promise<void> {
@@ -95,6 +97,10 @@ export class MagicLinkService {
       throw new ApiError('mail_delivery_failed');
     }
     this.events.record(appId, { type: 'ApiUserMagicLinkCreated', message: 'Sent a magic link.', subject: input.userId, performedBy: input.userId });
+    // Once the mail is gone (there is nothing to report before); neither the address nor the link.
+    await this.webhooks?.enqueue(appId, 'magic_link.sent', { userId: input.userId }).catch((error: unknown) => {
+      this.logger.warn({ tenant: appId, err: { name: (error as Error).name } }, 'magic_link.sent webhook not written');
+    });
   }
 
   /**

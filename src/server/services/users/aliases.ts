@@ -5,6 +5,7 @@ import type { Db, HotPath } from '../../store';
 import type { NewAlias } from '../../store/hotPath';
 import { isUniqueViolation } from '../../core/storeErrors';
 import type { EventLog } from '../events/eventLog';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../../shared/vocabulary';
 
 
@@ -42,6 +43,7 @@ export class AliasService {
     private readonly db: Db,
     private readonly hot: HotPath,
     private readonly events: EventLog,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /** 409 when any alias belongs to a different user of the app. */
@@ -59,7 +61,10 @@ export class AliasService {
     for (let attempt = 1; ; attempt++) {
       await this.assertAvailable(appId, userId, aliases);
       try {
-        await this.hot.replaceAliases(appId, userId, newAliases(appId, aliases, hashing));
+        // How many, never which: an alias is often an email address, and may be stored hashed.
+        const deliveries = await this.webhooks?.deliveriesFor(appId, 'aliases.updated', { userId, aliasCount: aliases.length });
+        await this.hot.replaceAliases(appId, userId, newAliases(appId, aliases, hashing), deliveries);
+        this.webhooks?.written(deliveries);
         // The count only: an alias is often an email address.
         this.events.record(appId, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
         return;

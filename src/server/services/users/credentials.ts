@@ -8,6 +8,7 @@ import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
 import type { AuthenticatorNameOf } from '../metadata/authenticatorNames';
+import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,6 +61,7 @@ export class CredentialService {
     private readonly hot: HotPath,
     private readonly events: EventLog,
     private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /** The user's passkeys, oldest first: one read of their rows by the (app, userId) index. */
@@ -71,9 +73,19 @@ export class CredentialService {
   /** Renames one of the app's passkeys; an id it does not have is a 404. */
   async update(appId: string, input: z.output<typeof updateCredentialSchema>): Promise<void> {
     const id = credentialIdOf(input.credentialId);
-    const { count } = await this.db.credential.updateMany({ where: { tenant: appId, descriptorId: id }, data: { nickname: input.nickname } });
-    if (count === 0) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
     const owner = await this.hot.findCredential(appId, id);
+    const where = { tenant: appId, descriptorId: id };
+    const data = { nickname: input.nickname };
+    const deliveries = owner && (await this.webhooks?.deliveriesFor(appId, 'passkey.renamed', { userId: owner.userId, credentialId: id, nickname: input.nickname }));
+    const { count } = deliveries
+      ? await this.db.$transaction(async (tx) => {
+          const renamed = await tx.credential.updateMany({ where, data });
+          if (renamed.count > 0) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
+          return renamed;
+        })
+      : await this.db.credential.updateMany({ where, data });
+    if (count === 0) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
+    this.webhooks?.written(deliveries || undefined);
     this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner?.userId ?? '', performedBy: SYSTEM });
   }
 
@@ -83,7 +95,9 @@ export class CredentialService {
     const owner = await this.hot.findCredential(appId, id);
     if (!owner) return;
     // With the owner's row and, were it their last passkey, the app's user count, in one transaction.
-    const deleted = await this.hot.deleteCredential(appId, id, owner.userId);
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'passkey.deleted', { userId: owner.userId, credentialId: id });
+    const deleted = await this.hot.deleteCredential(appId, id, owner.userId, deliveries);
+    if (deleted) this.webhooks?.written(deliveries);
     if (deleted) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
   }
 }

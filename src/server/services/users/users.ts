@@ -5,6 +5,7 @@ import type { HotPath } from '../../store';
 import type { UserSummary } from '../../store/hotPath';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
+import type { WebhookOutbox } from '../webhooks/webhookOutbox';
 
 /** The most users one page holds, and the size of the pages an unpaged list is streamed in. */
 export const MAX_USERS_PAGE = 1000;
@@ -38,6 +39,7 @@ export class UserService {
   constructor(
     private readonly hot: HotPath,
     private readonly events: EventLog,
+    private readonly webhooks?: WebhookOutbox,
   ) {}
 
   /** One page of users in the order of their userId, and the cursor of the next (null at the end). */
@@ -63,7 +65,9 @@ export class UserService {
 
   /** Removes every credential and alias of the user, atomically. */
   async delete(appId: string, userId: string): Promise<void> {
-    await this.hot.deleteUser(appId, userId);
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'user.deleted', { userId });
+    await this.hot.deleteUser(appId, userId, deliveries);
+    this.webhooks?.written(deliveries);
     this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
   }
 }

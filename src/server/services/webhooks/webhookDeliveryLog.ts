@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { ApiError } from '../../core/apiError';
+import { ciObject, queryInt } from '../../core/validation';
+import type { Db } from '../../store';
+import type { WebhookOutbox } from './webhookOutbox';
+
+const MAX_PAGE = 100;
+/** The ids the service makes; any other text (a path id) names nothing, without asking the database. */
+const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
+const DELIVERY_ID = /^msg_[0-9a-f]{36}$/;
+const id = (what: string) => z.string({ message: `must be a ${what} id` }).min(1, 'is required').max(64, 'must be at most 64 characters');
+
+/** GET …/deliveries: an endpoint's deliveries, newest first. */
+export const deliveryLogQuerySchema = ciObject({
+  id: id('webhook'),
+  limit: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, `must be between 1 and ${MAX_PAGE}`).max(MAX_PAGE, `must be between 1 and ${MAX_PAGE}`).optional()),
+});
+export const adminDeliveryLogQuerySchema = ciObject({
+  limit: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, `must be between 1 and ${MAX_PAGE}`).max(MAX_PAGE, `must be between 1 and ${MAX_PAGE}`).optional()),
+});
+/** POST …/redeliver: which delivery to send again. */
+export const redeliverSchema = ciObject({ deliveryId: id('delivery') });
+
+/**
+ * What happened to an endpoint's webhooks, for its app and the operator: each delivery with its
+ * state, next try and every attempt (status or error, duration); a delivery sent again on request,
+ * and a test event.
+ */
+export class WebhookDeliveryLog {
+  constructor(
+    private readonly db: Db,
+    private readonly outbox: WebhookOutbox,
+  ) {}
+
+  /** The endpoint's latest deliveries, newest first, each with its attempts, oldest first. */
+  async list(appId: string, endpointId: string, limit = 20) {
+    await this.assertEndpoint(appId, endpointId);
+    const deliveries = await this.db.webhookDelivery.findMany({
+      where: { tenant: appId, endpointId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: limit,
+      include: { attemptLog: { orderBy: { at: 'asc' }, select: { at: true, status: true, error: true, durationMs: true } } },
+    });
+    return deliveries.map((d) => ({
+      id: d.id,
+      eventType: d.eventType,
+      state: d.state,
+      createdAt: d.createdAt.toISOString(),
+      attempts: d.attempts,
+      nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt.toISOString() : null,
+      lastStatus: d.lastStatus,
+      lastError: d.lastError,
+      attemptLog: d.attemptLog.map((a) => ({ at: a.at.toISOString(), status: a.status, error: a.error, durationMs: a.durationMs })),
+    }));
+  }
+
+  /** A copy of a delivery (the same body, a new webhook-id), queued behind the endpoint's others. */
+  async redeliver(appId: string, deliveryId: string): Promise<{ id: string }> {
+    if (!DELIVERY_ID.test(deliveryId)) throw new ApiError('webhook_delivery_not_found');
+    const original = await this.db.webhookDelivery.findFirst({ where: { tenant: appId, id: deliveryId }, select: { endpointId: true, eventType: true, payload: true } });
+    if (!original) throw new ApiError('webhook_delivery_not_found');
+    await this.assertEndpoint(appId, original.endpointId);
+    // The body as it was first sent (its timestamp is when the event happened); only the id is new.
+    const [fresh] = this.outbox.deliveriesTo(appId, [original.endpointId], original.eventType, {});
+    const copy = { ...fresh, payload: original.payload };
+    await this.outbox.writeAlone([copy]);
+    return { id: copy.id };
+  }
+
+  /** A `webhook.test` event to the endpoint, whatever it subscribes to. */
+  async sendTest(appId: string, endpointId: string): Promise<{ id: string }> {
+    await this.assertEndpoint(appId, endpointId);
+    const [delivery] = this.outbox.deliveriesTo(appId, [endpointId], 'webhook.test', { endpointId });
+    await this.outbox.writeAlone([delivery]);
+    return { id: delivery.id };
+  }
+
+  private async assertEndpoint(appId: string, endpointId: string): Promise<void> {
+    if (!ENDPOINT_ID.test(endpointId) || !(await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id: endpointId }, select: { id: true } }))) throw new ApiError('webhook_not_found');
+  }
+}

@@ -1,0 +1,107 @@
+import { TtlCache } from '../../core/ttlCache';
+import { randomBytes } from 'node:crypto';
+import type { WebhookEventType } from '../../core/webhookEventTypes';
+import type { Db, NewWebhookDelivery } from '../../store';
+
+interface Subscription {
+  endpointId: string;
+  eventTypes: ReadonlySet<string>;
+}
+
+/** What an event says; never a secret, a token, or an alias in plain text. */
+export type WebhookData = Record<string, unknown>;
+
+/**
+ * How long an app's subscriptions are kept. Every change to an app's endpoints drops them at once,
+ * here and (through the app change feed) on every replica, so this only bounds how long a missed
+ * notification can leave a replica behind.
+ */
+const SUBSCRIPTIONS_TTL_MS = 30_000;
+
+/**
+ * The outbox's front: which deliveries a change makes (one per enabled endpoint of the app that
+ * subscribes to its type), built before the change is written so that they can be written in its
+ * transaction. An app without endpoints costs a cached lookup and nothing else: no delivery, no
+ * statement. Subscriptions are cached per app.
+ */
+export class WebhookOutbox {
+  private readonly subscriptions = new TtlCache<string, Subscription[]>({ ttlMs: SUBSCRIPTIONS_TTL_MS, maxEntries: 10_000 });
+  private readonly listeners: (() => void)[] = [];
+  private lastTime = -1;
+  private sequence = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
+
+  /** Called after deliveries were committed here (the worker looks at once rather than at its next poll). */
+  onWritten(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** The deliveries that report this event, undefined when no endpoint of the app subscribes to it. */
+  async deliveriesFor(appId: string, type: WebhookEventType, data: WebhookData): Promise<NewWebhookDelivery[] | undefined> {
+    const subscriptions = this.subscriptions.get(appId) ?? (await this.load(appId));
+    const targets = subscriptions.filter((s) => s.eventTypes.has(type));
+    if (targets.length === 0) return undefined;
+    return this.deliveriesTo(appId, targets.map((t) => t.endpointId), type, data);
+  }
+
+  /** Deliveries of an event to the endpoints named, whatever they subscribe to (the test event, a redelivery). */
+  deliveriesTo(appId: string, endpointIds: string[], type: WebhookEventType | string, data: WebhookData): NewWebhookDelivery[] {
+    const now = this.now();
+    const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
+    return endpointIds.map((endpointId) => ({ id: this.nextId(now), tenant: appId, endpointId, eventType: type, payload, createdAt: now }));
+  }
+
+  /**
+   * A delivery id (the `webhook-id`) that sorts after every earlier one of this process: the time,
+   * a sequence within the millisecond, and randomness. An endpoint's deliveries go in (createdAt,
+   * id) order, so two changes made in one millisecond still arrive in the order they were made.
+   */
+  private nextId(now: number): string {
+    this.sequence = now === this.lastTime ? this.sequence + 1 : 0;
+    this.lastTime = now;
+    const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0');
+    return `msg_${time}${this.sequence.toString(16).padStart(8, '0')}${randomBytes(8).toString('hex')}`;
+  }
+
+  /** Tells the worker that deliveries were committed; nothing when there were none. */
+  written(deliveries: NewWebhookDelivery[] | undefined): void {
+    if (deliveries === undefined || deliveries.length === 0) return;
+    for (const listener of this.listeners) listener();
+  }
+
+  /** For an event no other write goes with (a magic link's verify): its deliveries on their own. */
+  async enqueue(appId: string, type: WebhookEventType, data: WebhookData): Promise<void> {
+    await this.writeAlone(await this.deliveriesFor(appId, type, data));
+  }
+
+  /** Deliveries already built, written in a transaction of their own. */
+  async writeAlone(deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
+    if (deliveries === undefined || deliveries.length === 0) return;
+    await this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) });
+    this.written(deliveries);
+  }
+
+  forget(appId: string): void {
+    this.subscriptions.delete(appId);
+  }
+
+  forgetAll(): void {
+    this.subscriptions.clear();
+  }
+
+  private async load(appId: string): Promise<Subscription[]> {
+    const rows = await this.db.webhookEndpoint.findMany({ where: { tenant: appId, enabled: true }, select: { id: true, eventTypes: true } });
+    const subscriptions = rows.map((row) => ({ endpointId: row.id, eventTypes: new Set(JSON.parse(row.eventTypes) as string[]) }));
+    this.subscriptions.set(appId, subscriptions);
+    return subscriptions;
+  }
+}
+
+/** Deliveries as Prisma writes them, for a change made through Prisma (in its transaction). */
+export function rowsOf(deliveries: NewWebhookDelivery[]) {
+  return deliveries.map((d) => ({ ...d, createdAt: new Date(d.createdAt), nextAttemptAt: new Date(d.createdAt) }));
+}

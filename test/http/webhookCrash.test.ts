@@ -1,0 +1,69 @@
+import { eventually } from '../support/eventually';
+import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import type { TestApp, TestDatabase } from '../support/testService';
+import { createTestDatabase } from '../support/testService';
+import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+
+const PROCESS_TIMEOUT_MS = 60_000;
+const ENV = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1' };
+
+/** Whether the process still exists (signal 0 only asks). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('webhooks across a crash of the service', () => {
+  let database: TestDatabase;
+  let receiver: WebhookReceiver;
+  let svc: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+    await receiver.close();
+    await database.drop();
+  }, PROCESS_TIMEOUT_MS);
+
+  it(
+    'delivers every event after a SIGKILL with deliveries queued and one in flight; a delivery sent twice carries one webhook-id',
+    async () => {
+      svc = await startServiceProcess(ENV, database);
+      const app: TestApp = await svc.createApp();
+      const created = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+      expect(created.status).toBe(201);
+      // The receiver takes the first delivery and never answers: it is in flight when the service dies.
+      receiver.hold = true;
+      const users = ['u1', 'u2', 'u3', 'u4', 'u5'];
+      for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
+      await eventually('the first delivery in flight', () => (receiver.received.length > 0 ? true : undefined));
+      const killed = svc.pid;
+      process.kill(killed, 'SIGKILL');
+      await eventually('the service gone', () => (alive(killed) ? undefined : true));
+      expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['u1']);
+
+      receiver.hold = false;
+      svc = await startServiceProcess(ENV, database);
+      await eventually('every event delivered', () => (new Set(receiver.received.map((w) => w.id)).size === users.length ? true : undefined), 30_000);
+
+      // u1 came twice (in flight when killed, sent again), with one webhook-id; nothing is missing; in order.
+      const firsts = new Map<string, string>();
+      for (const webhook of receiver.received) {
+        verifyWebhook(webhook, created.body.secret);
+        const userId = String(webhook.payload.data.userId);
+        if (firsts.has(userId)) expect(firsts.get(userId)).toBe(webhook.id);
+        else firsts.set(userId, webhook.id);
+      }
+      expect([...firsts.keys()]).toEqual(users);
+      expect(receiver.received.filter((w) => w.payload.data.userId === 'u1')).toHaveLength(2);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,109 @@
+import { join } from 'node:path';
+import supertest from 'supertest';
+import { createApp } from '../../src/server/app';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
+import { createServices, type Services } from '../../src/server/services';
+import { openStore } from '../../src/server/store';
+import type { Provider } from '../../src/server/store/migrate';
+import { expectProblem } from '../support/problems';
+import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
+import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+
+warnIfPostgresSkipped();
+
+const T0 = Date.parse('2026-11-25T12:00:00.000Z');
+
+describe.each(providers())('the webhook delivery log, redelivery, test event and metrics on %s', (provider: Provider) => {
+  let database: TestDatabase;
+  let services: Services;
+  let http: ReturnType<typeof supertest>;
+  let receiver: WebhookReceiver;
+  let app: TestApp;
+  const clock = { now: T0 };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(provider);
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      MANAGEMENT_KEY,
+      LOG_LEVEL: 'silent',
+      MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'),
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
+    });
+    const store = openStore(config.databaseUrl);
+    await store.migrate();
+    services = createServices(config, store, { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } });
+    http = supertest(createApp(services, createLogger('silent')));
+    receiver = await startWebhookReceiver();
+    const appId = uniqueAppId('whlog');
+    const res = await http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });
+    app = { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await services.close();
+    await database.drop();
+  });
+
+  it('shows each delivery with its attempts and next try, sends one again on request, and sends a test event', async () => {
+    const created = await http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    const { id, secret } = created.body as { id: string; secret: string };
+    receiver.status = 500;
+    await http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await services.webhookWorker.drain();
+
+    const log = await http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret);
+    expect(log.status).toBe(200);
+    expect(log.body).toEqual([
+      {
+        id: expect.stringMatching(/^msg_/),
+        eventType: 'user.deleted',
+        state: 'pending',
+        createdAt: new Date(T0).toISOString(),
+        attempts: 1,
+        nextAttemptAt: new Date(T0 + 5_000).toISOString(),
+        lastStatus: 500,
+        lastError: null,
+        attemptLog: [{ at: new Date(T0).toISOString(), status: 500, error: null, durationMs: expect.any(Number) }],
+      },
+    ]);
+    const admin = await http.get(`/admin/apps/${app.appId}/webhooks/${id}/deliveries`).set('ManagementKey', MANAGEMENT_KEY);
+    expect(admin.body).toEqual(log.body);
+
+    receiver.status = 200;
+    clock.now += 5_000;
+    await services.webhookWorker.drain();
+    const first = (await http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret)).body[0];
+    expect([first.state, first.attempts, first.nextAttemptAt, first.attemptLog.map((a: { status: number }) => a.status)]).toEqual(['delivered', 2, null, [500, 200]]);
+
+    // Sent again on request: the same body under a new webhook-id.
+    const again = await http.post('/webhooks/redeliver').set('ApiSecret', app.apiSecret).send({ deliveryId: first.id });
+    expect(again.status).toBe(202);
+    const test = await http.post('/webhooks/test').set('ApiSecret', app.apiSecret).send({ id });
+    expect(test.status).toBe(202);
+    const adminTest = await http.post(`/admin/apps/${app.appId}/webhooks/${id}/test`).set('ManagementKey', MANAGEMENT_KEY);
+    expect(adminTest.status).toBe(202);
+    await services.webhookWorker.drain();
+    const [original, copy, testEvent, adminTestEvent] = receiver.received.slice(-4);
+    expect(copy.id).toBe(again.body.id);
+    expect(copy.id).not.toBe(original.id);
+    expect(copy.payload).toEqual(original.payload);
+    expect([testEvent.id, testEvent.payload.type, testEvent.payload.data]).toEqual([test.body.id, 'webhook.test', { endpointId: id }]);
+    expect(adminTestEvent.id).toBe(adminTest.body.id);
+    for (const webhook of receiver.received) verifyWebhook(webhook, secret);
+
+    // Another app's keys find none of it.
+    const otherId = uniqueAppId('whother');
+    const other = await http.post(`/admin/apps/${otherId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });
+    expectProblem(await http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', other.body.apiSecret1), 404, 'webhook_not_found');
+    expectProblem(await http.post('/webhooks/redeliver').set('ApiSecret', other.body.apiSecret1).send({ deliveryId: first.id }), 404, 'webhook_delivery_not_found');
+    expectProblem(await http.post('/webhooks/test').set('ApiSecret', other.body.apiSecret1).send({ id }), 404, 'webhook_not_found');
+
+    // The outcomes are counted in /metrics.
+    const metrics = await http.get('/metrics');
+    expect(metrics.text).toMatch(/passwordless_webhook_deliveries_total\{outcome="retry"\} 1\b/);
+    expect(metrics.text).toMatch(/passwordless_webhook_deliveries_total\{outcome="delivered"\} 4\b/);
+  });
+});

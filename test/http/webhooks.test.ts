@@ -1,0 +1,329 @@
+import { join } from 'node:path';
+import supertest from 'supertest';
+import { createApp } from '../../src/server/app';
+import { loadConfig } from '../../src/server/core/config';
+import { createLogger } from '../../src/server/core/logger';
+import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
+import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
+import { openStore } from '../../src/server/store';
+import type { Provider } from '../../src/server/store/migrate';
+import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
+import { expectProblem, expectValidationProblem } from '../support/problems';
+import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
+import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+
+warnIfPostgresSkipped();
+
+const SUBSCRIBABLE = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
+/** What a local receiver needs: plain http to loopback, and loopback allowed as a destination. */
+const LOOPBACK_ALLOWED = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32' };
+const T0 = Date.parse('2026-11-25T12:00:00.000Z');
+
+interface Running {
+  services: Services;
+  http: ReturnType<typeof supertest>;
+  close(): Promise<void>;
+}
+
+/** The service in-process on `database` (which outlives it), with the injected clock and a worker that runs only when drained. */
+async function serviceOn(database: TestDatabase, env: Record<string, string>, clock: { now: number }): Promise<Running> {
+  const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent', MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'), ...env });
+  const store = openStore(config.databaseUrl);
+  await store.migrate();
+  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
+  const services = createServices(config, store, options);
+  return { services, http: supertest(createApp(services, createLogger('silent'))), close: () => services.close() };
+}
+
+async function newApp(svc: Running): Promise<TestApp> {
+  const appId = uniqueAppId('wh');
+  const res = await svc.http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });
+  expect(res.status).toBe(200);
+  return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
+}
+
+async function createEndpoint(svc: Running, app: TestApp, body: object): Promise<{ id: string; secret: string }> {
+  const res = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send(body);
+  expect([res.status, res.body.errorCode]).toEqual([201, undefined]);
+  return { id: res.body.id, secret: res.body.secret };
+}
+
+const typesOf = (webhooks: ReceivedWebhook[]) => webhooks.map((w) => w.payload.type);
+
+describe.each(providers())('webhooks on %s', (provider: Provider) => {
+  let database: TestDatabase;
+  let svc: Running;
+  let receiver: WebhookReceiver;
+  const clock = { now: T0 };
+
+  beforeEach(async () => {
+    clock.now = T0;
+    database = await createTestDatabase(provider);
+    svc = await serviceOn(database, LOOPBACK_ALLOWED, clock);
+    receiver = await startWebhookReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+    await svc.close();
+    await database.drop();
+  });
+
+  it('creates an endpoint with its secret shown once, lists none, and keeps each app to its own endpoints and to 10 of them', async () => {
+    const [app, other] = [await newApp(svc), await newApp(svc)];
+    const created = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/a'), eventTypes: ['user.deleted', 'user.deleted'], description: 'first' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^ep_[0-9a-f]{24}$/),
+      url: receiver.url('/a'),
+      eventTypes: ['user.deleted'],
+      description: 'first',
+      enabled: true,
+      disabledReason: null,
+      createdAt: new Date(T0).toISOString(),
+      previousSecretExpiresAt: null,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+    const listed = await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret);
+    expect(listed.status).toBe(200);
+    const { secret: _secret, ...view } = created.body;
+    expect(listed.body).toEqual([view]);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.secret.slice(6));
+    // The same through the management API, for the app it names.
+    const admin = await svc.http.get(`/admin/apps/${app.appId}/webhooks`).set('ManagementKey', MANAGEMENT_KEY);
+    expect(admin.body).toEqual(listed.body);
+    expectProblem(await svc.http.get(`/admin/apps/nosuchapp/webhooks`).set('ManagementKey', MANAGEMENT_KEY), 404, 'app_not_found');
+
+    // Another app neither sees nor changes it.
+    expect((await svc.http.get('/webhooks/list').set('ApiSecret', other.apiSecret)).body).toEqual([]);
+    expectProblem(await svc.http.post('/webhooks/update').set('ApiSecret', other.apiSecret).send({ id: created.body.id, enabled: false }), 404, 'webhook_not_found');
+    expectProblem(await svc.http.post('/webhooks/delete').set('ApiSecret', other.apiSecret).send({ id: created.body.id }), 404, 'webhook_not_found');
+    expectProblem(await svc.http.post('/webhooks/rotate-secret').set('ApiSecret', other.apiSecret).send({ id: created.body.id }), 404, 'webhook_not_found');
+    expectProblem(await svc.http.post(`/admin/apps/${other.appId}/webhooks/${created.body.id}`).set('ManagementKey', MANAGEMENT_KEY).send({ enabled: false }), 404, 'webhook_not_found');
+
+    const updated = await svc.http.post('/webhooks/update').set('ApiSecret', app.apiSecret).send({ id: created.body.id, eventTypes: ['passkey.registered'], enabled: false });
+    expect([updated.status, updated.body.eventTypes, updated.body.enabled, updated.body.description]).toEqual([200, ['passkey.registered'], false, 'first']);
+
+    for (let i = 2; i <= 10; i++) {
+      const res = await svc.http.post(`/admin/apps/${app.appId}/webhooks`).set('ManagementKey', MANAGEMENT_KEY).send({ url: receiver.url(`/${i}`), eventTypes: ['user.deleted'] });
+      expect(res.status).toBe(201);
+    }
+    const eleventh = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/11'), eventTypes: ['user.deleted'] });
+    expectProblem(eleventh, 409, 'webhook_limit_reached');
+    expect((await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret)).body).toHaveLength(10);
+    // The other app has its own ten.
+    await createEndpoint(svc, other, { url: receiver.url('/other'), eventTypes: ['user.deleted'] });
+
+    expect((await svc.http.post('/webhooks/delete').set('ApiSecret', app.apiSecret).send({ id: created.body.id })).status).toBe(204);
+    expectProblem(await svc.http.post('/webhooks/delete').set('ApiSecret', app.apiSecret).send({ id: created.body.id }), 404, 'webhook_not_found');
+    expect((await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/again'), eventTypes: ['user.deleted'] })).status).toBe(201);
+  });
+
+  it('refuses what is not an event type, and URLs that are not https or reach private networks', async () => {
+    const app = await newApp(svc);
+    const create = (body: object) => svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send(body);
+    expectValidationProblem(await create({ url: receiver.url('/x'), eventTypes: ['passkey.exploded'] }), 'eventTypes');
+    expectValidationProblem(await create({ url: receiver.url('/x'), eventTypes: [] }), 'eventTypes');
+    expectValidationProblem(await create({ url: receiver.url('/x'), eventTypes: ['webhook.test'] }), 'eventTypes');
+    expectValidationProblem(await create({ eventTypes: ['user.deleted'] }), 'url');
+
+    // Loopback is allowed here, other private networks are not.
+    for (const url of ['https://10.0.0.1/in', 'https://169.254.169.254/latest', 'https://[fd00::1]/in', 'http://127.0.0.2:9/in', 'ftp://127.0.0.1/in', 'https://user:pw@127.0.0.1/in', 'not a url']) {
+      const res = await create({ url, eventTypes: ['user.deleted'] });
+      expectProblem(res, 400, 'webhook_url_not_allowed');
+      expect({ url, detail: typeof res.body.detail }).toEqual({ url, detail: 'string' });
+    }
+    expect((await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret)).body).toEqual([]);
+
+    // Without the operator's settings: https only, and no loopback at all.
+    await svc.close();
+    svc = await serviceOn(database, {}, clock);
+    expectProblem(await create({ url: receiver.url('/x'), eventTypes: ['user.deleted'] }), 400, 'webhook_url_not_allowed');
+    expectProblem(await create({ url: 'https://127.0.0.1/x', eventTypes: ['user.deleted'] }), 400, 'webhook_url_not_allowed');
+    expectProblem(await create({ url: 'https://localhost/x', eventTypes: ['user.deleted'] }), 400, 'webhook_url_not_allowed');
+  });
+
+  it('delivers each event once to every endpoint subscribed to it, signed, with its data, and nowhere else', async () => {
+    const app = await newApp(svc);
+    const all = await createEndpoint(svc, app, { url: receiver.url('/all'), eventTypes: SUBSCRIBABLE });
+    const some = await createEndpoint(svc, app, { url: receiver.url('/some'), eventTypes: ['user.deleted', 'signin.verified'] });
+    await createEndpoint(svc, app, { url: receiver.url('/off'), eventTypes: SUBSCRIBABLE, enabled: false });
+    const secret = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
+
+    const { userId, credential } = await registerPasskey(svc, app, { aliases: ['secret-alias@example.com'], nickname: 'Laptop' });
+    const signin = await signIn(svc, app, credential, { userId });
+    const verified = await verifyToken(svc, app, signin.complete.body.token);
+    expect(verified.status).toBe(200);
+    expect((await secret('/credentials/update', { credentialId: credential.idB64, nickname: 'Work laptop' })).status).toBe(204);
+    expect((await secret('/alias', { userId, aliases: ['other-alias@example.com'], hashing: false })).status).toBe(204);
+    expect((await secret('/magic-links/send', { emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId })).status).toBe(204);
+    expect((await secret('/credentials/delete', { credentialId: credential.idB64 })).status).toBe(204);
+    expect((await secret('/users/delete', { userId })).status).toBe(204);
+    expect((await svc.http.post(`/admin/apps/${app.appId}/mark-delete`).set('ManagementKey', MANAGEMENT_KEY).send({ deletedBy: 'ops' })).status).toBe(200);
+    expect((await svc.http.post(`/admin/apps/${app.appId}/cancel-delete`).set('ManagementKey', MANAGEMENT_KEY)).status).toBe(200);
+
+    await svc.services.webhookWorker.drain();
+    const at = (path: string) => receiver.received.filter((w) => w.path === path);
+    expect(typesOf(at('/all'))).toEqual([
+      'passkey.registered',
+      'signin.completed',
+      'signin.verified',
+      'passkey.renamed',
+      'aliases.updated',
+      'magic_link.sent',
+      'passkey.deleted',
+      'user.deleted',
+      'app.deletion_scheduled',
+      'app.deletion_cancelled',
+    ]);
+    expect(typesOf(at('/some'))).toEqual(['signin.verified', 'user.deleted']);
+    expect(at('/off')).toEqual([]);
+
+    for (const [path, key] of [['/all', all.secret], ['/some', some.secret]] as const) {
+      for (const webhook of at(path)) {
+        expect(webhook.headers['content-type']).toBe('application/json');
+        expect(webhook.signatures).toEqual([expect.stringMatching(/^v1,/)]);
+        expect(verifyWebhook(webhook, key)).toEqual(webhook.payload);
+        expect(webhook.payload.timestamp).toBe(new Date(T0).toISOString());
+      }
+    }
+    // One webhook-id per delivery, whatever the endpoint.
+    expect(new Set(receiver.received.map((w) => w.id)).size).toBe(receiver.received.length);
+
+    const data = Object.fromEntries(at('/all').map((w) => [w.payload.type, w.payload.data]));
+    expect(data['passkey.registered']).toEqual(expect.objectContaining({ userId, credentialId: credential.idB64, nickname: 'Laptop' }));
+    expect(data['signin.completed']).toEqual(expect.objectContaining({ userId, credentialId: credential.idB64, purpose: 'sign-in' }));
+    expect(data['signin.verified']).toEqual(expect.objectContaining({ userId, type: 'passkey_signin', credentialId: credential.idB64 }));
+    expect(data['passkey.renamed']).toEqual({ userId, credentialId: credential.idB64, nickname: 'Work laptop' });
+    expect(data['aliases.updated']).toEqual({ userId, aliasCount: 1 });
+    expect(data['magic_link.sent']).toEqual({ userId });
+    expect(data['passkey.deleted']).toEqual({ userId, credentialId: credential.idB64 });
+    expect(data['user.deleted']).toEqual({ userId });
+    expect(data['app.deletion_scheduled']).toEqual({ keysFreezeAt: expect.any(String), deleteAt: expect.any(String) });
+    // No alias, token or address in any of them.
+    const everything = receiver.received.map((w) => w.body).join('\n');
+    for (const text of ['secret-alias@example.com', 'other-alias@example.com', signin.complete.body.token, 'admin@example.com', 'https://shop.example.com']) expect(everything).not.toContain(text);
+
+    // Every delivery is recorded as delivered, with its one attempt.
+    const deliveries = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId } });
+    expect(deliveries.map((d) => [d.state, d.attempts, d.lastStatus])).toEqual(deliveries.map(() => ['delivered', 1, 204]));
+    expect(await svc.services.store.db.webhookAttempt.count({ where: { tenant: app.appId } })).toBe(deliveries.length);
+  });
+
+  it('keeps what a receiver that is down misses, and delivers it all in order once it is back, on the backoff schedule', async () => {
+    const app = await newApp(svc);
+    const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    await receiver.stop();
+    for (const userId of ['u1', 'u2', 'u3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
+
+    const drain = async (advanceMs: number) => {
+      clock.now += advanceMs;
+      await svc.services.webhookWorker.drain();
+    };
+    const attempts = () => svc.services.store.db.webhookAttempt.findMany({ where: { tenant: app.appId }, orderBy: { at: 'asc' }, include: { delivery: { select: { eventType: true, payload: true } } } });
+    await drain(0);
+    // Only the oldest was tried: the others wait behind it.
+    expect((await attempts()).map((a) => [a.status, typeof a.error])).toEqual([[null, 'string']]);
+    await drain(4_999);
+    expect(await attempts()).toHaveLength(1);
+    await drain(1);
+    expect(await attempts()).toHaveLength(2);
+    // Then 5 minutes, 30 minutes, 2 hours, each one try of the same oldest delivery.
+    for (const wait of [300_000, 1_800_000, 7_200_000]) {
+      await drain(wait - 1);
+      const before = (await attempts()).length;
+      await drain(1);
+      expect((await attempts()).length).toBe(before + 1);
+    }
+    const oldest = await svc.services.store.db.webhookDelivery.findFirst({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect([oldest?.state, oldest?.attempts, oldest?.nextAttemptAt.getTime()]).toEqual(['pending', 5, clock.now + 18_000_000]);
+    expect(receiver.received).toEqual([]);
+
+    await receiver.start();
+    await drain(18_000_000);
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['u1', 'u2', 'u3']);
+    for (const webhook of receiver.received) verifyWebhook(webhook, endpoint.secret);
+    const log = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(log.map((d) => [d.state, d.attempts])).toEqual([['delivered', 6], ['delivered', 1], ['delivered', 1]]);
+  });
+
+  it('gives a delivery up about three days after it was made', async () => {
+    const app = await newApp(svc);
+    await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    receiver.status = 503;
+    expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' })).status).toBe(204);
+    for (let step = 0; step < 80; step++) {
+      await svc.services.webhookWorker.drain();
+      clock.now += 3_600_000;
+    }
+    const [delivery] = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId } });
+    expect([delivery.state, delivery.attempts, delivery.lastStatus]).toEqual(['failed', 12, 503]);
+    expect(receiver.received).toHaveLength(12);
+    expect(new Set(receiver.received.map((w) => w.id)).size).toBe(1);
+  });
+
+  it('disables an endpoint that answers 410 Gone, and fails what it still had pending', async () => {
+    const app = await newApp(svc);
+    const gone = await createEndpoint(svc, app, { url: receiver.url('/gone'), eventTypes: ['user.deleted'] });
+    await createEndpoint(svc, app, { url: receiver.url('/fine'), eventTypes: ['user.deleted'] });
+    receiver.status = (path) => (path === '/gone' ? 410 : 200);
+    for (const userId of ['u1', 'u2']) await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId });
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => `${w.path} ${w.payload.data.userId}`).sort()).toEqual(['/fine u1', '/fine u2', '/gone u1']);
+
+    const listed = (await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret)).body as { id: string; enabled: boolean; disabledReason: string | null }[];
+    expect(listed.find((e) => e.id === gone.id)).toEqual(expect.objectContaining({ enabled: false, disabledReason: expect.stringContaining('410') }));
+    const states = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId, endpointId: gone.id } });
+    expect(states.map((d) => d.state)).toEqual(['failed', 'failed']);
+
+    // No more deliveries for it, until the app enables it again.
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u3' });
+    expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(2);
+    const enabled = await svc.http.post('/webhooks/update').set('ApiSecret', app.apiSecret).send({ id: gone.id, enabled: true });
+    expect([enabled.body.enabled, enabled.body.disabledReason]).toEqual([true, null]);
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u4' });
+    expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(3);
+  });
+
+  it('refuses a destination at delivery time that the rules no longer allow, and records the refusal as an attempt', async () => {
+    const app = await newApp(svc);
+    await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    // The operator takes loopback off the allowed networks and restarts.
+    await svc.close();
+    svc = await serviceOn(database, { WEBHOOK_ALLOW_INSECURE: 'true' }, clock);
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received).toEqual([]);
+    const [attempt] = await svc.services.store.db.webhookAttempt.findMany({ where: { tenant: app.appId } });
+    expect([attempt.status, attempt.error]).toEqual([null, expect.stringContaining('destination refused')]);
+    const [delivery] = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId } });
+    expect([delivery.state, delivery.attempts]).toEqual(['pending', 1]);
+  });
+
+  it('signs with both secrets for a day after a rotation, each signature verifying on its own', async () => {
+    const app = await newApp(svc);
+    const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    const rotated = await svc.http.post('/webhooks/rotate-secret').set('ApiSecret', app.apiSecret).send({ id: endpoint.id });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toEqual({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: new Date(T0 + 86_400_000).toISOString() });
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await svc.services.webhookWorker.drain();
+    const [webhook] = receiver.received;
+    expect(webhook.signatures).toEqual([expect.stringMatching(/^v1,/), expect.stringMatching(/^v1,/)]);
+    expect(verifyWebhook(webhook, rotated.body.secret)).toEqual(webhook.payload);
+    expect(verifyWebhook(webhook, endpoint.secret)).toEqual(webhook.payload);
+    // Each signature is one secret's: the receiver that knows only one of them finds it.
+    for (const [signature, key] of [[webhook.signatures[0], rotated.body.secret], [webhook.signatures[1], endpoint.secret]]) {
+      expect(verifyWebhook({ ...webhook, headers: { ...webhook.headers, 'webhook-signature': signature } }, key)).toEqual(webhook.payload);
+    }
+
+    // A day later only the new secret signs.
+    clock.now += 86_400_001;
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u2' });
+    await svc.services.webhookWorker.drain();
+    const later = receiver.received[1];
+    expect(later.signatures).toHaveLength(1);
+    expect(verifyWebhook(later, rotated.body.secret)).toEqual(later.payload);
+    expect(() => verifyWebhook(later, endpoint.secret)).toThrow();
+  });
+});
