@@ -66,4 +66,29 @@ describe('webhooks across a crash of the service', () => {
     },
     PROCESS_TIMEOUT_MS,
   );
+
+  it(
+    'a process with WEBHOOK_WORKER=false only writes the outbox, and a process with it on sends what that one wrote',
+    async () => {
+      await svc?.stop();
+      receiver.received.length = 0;
+      svc = await startServiceProcess({ ...ENV, WEBHOOK_WORKER: 'false' }, database);
+      const app: TestApp = await svc.createApp();
+      const created = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/api-replica'), eventTypes: ['user.deleted'] });
+      expect(created.status).toBe(201);
+      const users = ['w1', 'w2', 'w3'];
+      for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
+      // The endpoint's log through the same process: written, never attempted.
+      const log = await svc.http.get(`/webhooks/deliveries?id=${created.body.id}`).set('ApiSecret', app.apiSecret);
+      expect(log.body.map((d: { state: string; attempts: number }) => [d.state, d.attempts])).toEqual(users.map(() => ['pending', 0]));
+      await svc.stop();
+      expect(receiver.received).toEqual([]);
+
+      svc = await startServiceProcess(ENV, database);
+      await eventually('every event delivered by the process that sends', () => (receiver.received.length >= users.length ? true : undefined), 30_000);
+      expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(users);
+      for (const webhook of receiver.received) verifyWebhook(webhook, created.body.secret);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
 });

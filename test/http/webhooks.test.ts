@@ -246,6 +246,35 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(log.map((d) => [d.state, d.attempts])).toEqual([['delivered', 6], ['delivered', 1], ['delivered', 1]]);
   });
 
+  it('sends a backlog in order in runs over one connection, and a failure mid-run holds back what follows it', async () => {
+    const app = await newApp(svc);
+    const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    const users = Array.from({ length: 250 }, (_, i) => `u${i + 1}`);
+    for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
+    // u120's first attempt fails.
+    let failed = false;
+    receiver.status = (_path, webhook) => (webhook.payload.data.userId === 'u120' && !failed ? ((failed = true), 500) : 204);
+
+    // One round sends one run of 100; the second stops at u120.
+    expect(await svc.services.webhookWorker.tick()).toBe(100);
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(users.slice(0, 120));
+    const states = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(states.slice(0, 119).every((d) => d.state === 'delivered' && d.attempts === 1)).toBe(true);
+    expect([states[119].state, states[119].attempts, states[119].lastStatus]).toEqual(['pending', 1, 500]);
+    // What followed it was not attempted, and no one holds it.
+    expect(states.slice(120).map((d) => [d.state, d.attempts, d.claimedBy])).toEqual(users.slice(120).map(() => ['pending', 0, null]));
+
+    clock.now += 5_000;
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual([...users.slice(0, 120), ...users.slice(119)]);
+    for (const webhook of receiver.received) verifyWebhook(webhook, endpoint.secret);
+    expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, state: 'delivered' } })).toBe(250);
+    expect(await svc.services.store.db.webhookAttempt.count({ where: { tenant: app.appId } })).toBe(251);
+    // Kept alive: one connection for all of it (the failure was an answer, not a broken connection).
+    expect(receiver.connections).toBe(1);
+  });
+
   it('gives a delivery up about three days after it was made', async () => {
     const app = await newApp(svc);
     await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });

@@ -19,7 +19,9 @@ export interface ReceivedWebhook {
  */
 export interface WebhookReceiver {
   received: ReceivedWebhook[];
-  status: number | ((path: string) => number);
+  status: number | ((path: string, webhook: ReceivedWebhook) => number);
+  /** How many connections senders opened to it. */
+  connections: number;
   /** While true, requests are recorded but left unanswered (in flight at the sender). */
   hold: boolean;
   url(path: string): string;
@@ -34,6 +36,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = {
     received: [],
     status: 204,
+    connections: 0,
     hold: false,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     async start() {
@@ -43,19 +46,21 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         req.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
           const path = req.url ?? '/';
-          receiver.received.push({
+          const webhook: ReceivedWebhook = {
             path,
             headers: req.headers,
             body,
             id: String(req.headers['webhook-id']),
             signatures: String(req.headers['webhook-signature'] ?? '').split(' '),
             payload: JSON.parse(body),
-          });
+          };
+          receiver.received.push(webhook);
           if (receiver.hold) return;
-          res.statusCode = typeof receiver.status === 'function' ? receiver.status(path) : receiver.status;
+          res.statusCode = typeof receiver.status === 'function' ? receiver.status(path, webhook) : receiver.status;
           res.end();
         });
       });
+      next.on('connection', () => receiver.connections++);
       await new Promise<void>((resolve, reject) => {
         next.once('error', reject);
         next.listen(port, '127.0.0.1', () => resolve());

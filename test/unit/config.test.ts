@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       mdsTrustedRoots: [],
       tokenKeyEncryption: { current: undefined, previous: [] },
       webhooks: { allowInsecure: false, allowPrivateNetworks: NO_NETWORKS },
+      webhookWorker: true,
     });
   });
 
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
       TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: Buffer.alloc(32, 2).toString('base64url'),
       WEBHOOK_ALLOW_INSECURE: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8, 127.0.0.1',
+      WEBHOOK_WORKER: 'false',
     });
     expect(config).toEqual({
       port: 443,
@@ -140,6 +142,7 @@ describe('loadConfig', () => {
       mdsUrl: 'https://mds3.fidoalliance.org/',
       mdsTrustedRoots: [],
       webhooks: { allowInsecure: true, allowPrivateNetworks: expect.objectContaining({ entries: ['10.0.0.0/8', '127.0.0.1'] }) },
+      webhookWorker: false,
     });
     expect(config.webhooks.allowPrivateNetworks.covers('10.1.2.3')).toBe(true);
     expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);

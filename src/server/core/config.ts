@@ -55,6 +55,11 @@ export interface Config {
    */
   tokenKeyEncryption: { current: KeyEncryptionKey | undefined; previous: KeyEncryptionKey[] };
   webhooks: WebhookDestinationPolicy;
+  /**
+   * WEBHOOK_WORKER (default true): whether this process sends the webhook outbox. API replicas may
+   * turn it off and leave delivery to others (which then notice new deliveries at their next poll).
+   */
+  webhookWorker: boolean;
 }
 
 /** Where webhooks may go (docs/security.md, "Webhook destinations"). */
@@ -193,6 +198,7 @@ const schema = z.object({
   TOKEN_KEY_ENCRYPTION_KEY: optional(keyEncryptionKey),
   TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: optional(keyEncryptionKey),
   WEBHOOK_ALLOW_INSECURE: optional(booleanFlag),
+  WEBHOOK_WORKER: optional(booleanFlag),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: optional(
     z.string().transform((v, ctx) => {
       const list = parseNetworkList(v);
@@ -283,5 +289,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mdsTrustedRoots: v.MDS_TRUSTED_ROOTS_FILE ?? [],
     tokenKeyEncryption: { current: v.TOKEN_KEY_ENCRYPTION_KEY, previous: v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS ? [v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS] : [] },
     webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
+    webhookWorker: v.WEBHOOK_WORKER ?? true,
   };
 }

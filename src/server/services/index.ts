@@ -140,7 +140,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   );
   const webhooks = new WebhookEndpointService(db, config.webhooks, config.tokenKeyEncryption, caches.changed, now, options.webhooks?.lookup);
   const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
-    pollIntervalMs: 1000,
+    // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
+    pollIntervalMs: config.webhookWorker ? 1000 : 0,
     ...options.webhooks,
     now,
   });

@@ -7,53 +7,71 @@ export interface WebhookClaim {
   now: number;
   leaseUntil: number;
   workerId: string;
+  /** How many endpoints one claim serves. */
   limit: number;
+  /** How many of an endpoint's pending deliveries, in order from its oldest, one claim takes. */
+  runLength: number;
+}
+
+/** What a claim took: each delivery's id and endpoint. */
+export interface ClaimedDelivery {
+  id: string;
+  endpointId: string;
 }
 
 /**
- * Each endpoint's oldest pending delivery: only it may be sent, so an endpoint gets its deliveries
- * in order and one at a time. One probe of the (endpointId, state, createdAt) index per endpoint.
+ * Each endpoint's oldest pending delivery: only it may be sent first, so an endpoint gets its
+ * deliveries in order and one at a time. One probe of the (endpointId, state, createdAt) index per
+ * endpoint.
  */
 const HEADS = `SELECT (SELECT h."id" FROM "WebhookDelivery" h WHERE h."endpointId" = e."id" AND h."state" = 'pending' ORDER BY h."createdAt", h."id" LIMIT 1) FROM "WebhookEndpoint" e`;
 
 /**
- * Claims up to `limit` due deliveries for a worker, with a lease: the ids of the deliveries it
- * now holds until `leaseUntil`. A delivery whose worker died comes back once its lease has
- * passed. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets replicas claim at once without waiting for
- * each other, and each delivery goes to one of them; SQLite has one writer, so the statement
- * alone is enough there.
+ * Claims, for up to `limit` endpoints whose oldest pending delivery is due, a run of their pending
+ * deliveries with a lease: the head and up to `runLength - 1` that follow it, which the worker then
+ * sends in order over one connection. A delivery whose worker died comes back once its lease has
+ * passed.
+ *
+ * The heads are claimed first; on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that replicas claim
+ * at once without waiting for each other and each head goes to one of them (SQLite has one writer,
+ * so the statement alone is enough there). Only the holder of an endpoint's head claims what
+ * follows it, and nobody else claims a delivery of that endpoint while its head is held: the run
+ * is the endpoint's pending deliveries from the oldest, with no gap. (A follower was written
+ * after the head and never attempted, so it is due; one held under a lease was claimed with the
+ * head that came back, under the same lease.)
  */
-export async function claimWebhookDeliveries(db: Db, provider: Provider, claim: WebhookClaim): Promise<string[]> {
+export async function claimWebhookDeliveries(db: Db, provider: Provider, claim: WebhookClaim): Promise<ClaimedDelivery[]> {
   const limit = Math.max(1, Math.floor(claim.limit));
-  if (provider === 'postgresql') {
-    const [leaseUntil, now] = [new Date(claim.leaseUntil).toISOString(), new Date(claim.now).toISOString()];
-    const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-      `UPDATE "WebhookDelivery" SET "leaseUntil" = CAST($1 AS timestamp(3)), "claimedBy" = $2
-       WHERE "id" IN (
-         SELECT c."id" FROM "WebhookDelivery" c
-         WHERE c."id" IN (${HEADS}) AND c."state" = 'pending' AND c."nextAttemptAt" <= CAST($3 AS timestamp(3))
-           AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= CAST($3 AS timestamp(3)))
-         ORDER BY c."nextAttemptAt" LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-       RETURNING "id"`,
-      leaseUntil,
-      claim.workerId,
-      now,
-    );
-    return rows.map((r) => r.id);
-  }
-  const [leaseUntil, now] = [sqliteTime(claim.leaseUntil), sqliteTime(claim.now)];
-  const rows = await db.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE "WebhookDelivery" SET "leaseUntil" = ?, "claimedBy" = ?
+  const followers = Math.max(0, Math.floor(claim.runLength) - 1);
+  const postgres = provider === 'postgresql';
+  const time = (ms: number) => (postgres ? new Date(ms).toISOString() : sqliteTime(ms));
+  const at = postgres ? (n: number) => `CAST($${n} AS timestamp(3))` : () => '?';
+  const [leaseUntil, now] = [time(claim.leaseUntil), time(claim.now)];
+
+  const heads = await db.$queryRawUnsafe<ClaimedDelivery[]>(
+    `UPDATE "WebhookDelivery" SET "leaseUntil" = ${at(1)}, "claimedBy" = ${postgres ? '$2' : '?'}
      WHERE "id" IN (
        SELECT c."id" FROM "WebhookDelivery" c
-       WHERE c."id" IN (${HEADS}) AND c."state" = 'pending' AND c."nextAttemptAt" <= ?
-         AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= ?)
-       ORDER BY c."nextAttemptAt" LIMIT ${limit})
-     RETURNING "id"`,
-    leaseUntil,
-    claim.workerId,
-    now,
-    now,
+       WHERE c."id" IN (${HEADS}) AND c."state" = 'pending' AND c."nextAttemptAt" <= ${at(3)}
+         AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= ${at(3)})
+       ORDER BY c."nextAttemptAt" LIMIT ${limit}${postgres ? ' FOR UPDATE SKIP LOCKED' : ''})
+     RETURNING "id", "endpointId"`,
+    ...(postgres ? [leaseUntil, claim.workerId, now] : [leaseUntil, claim.workerId, now, now]),
   );
-  return rows.map((r) => r.id);
+  if (heads.length === 0 || followers === 0) return heads;
+
+  // Per endpoint, the pending deliveries after its head, oldest first (one index range each).
+  const runs = heads.map(
+    (_, i) =>
+      `SELECT "id" FROM (SELECT f."id" FROM "WebhookDelivery" f WHERE f."endpointId" = ${postgres ? `$${i + 4}` : '?'} AND f."state" = 'pending'
+         AND (f."leaseUntil" IS NULL OR f."leaseUntil" <= ${at(3)}) ORDER BY f."createdAt", f."id" LIMIT ${followers}) r${i}`,
+  );
+  const endpointIds = heads.map((h) => h.endpointId);
+  const following = await db.$queryRawUnsafe<ClaimedDelivery[]>(
+    `UPDATE "WebhookDelivery" SET "leaseUntil" = ${at(1)}, "claimedBy" = ${postgres ? '$2' : '?'}
+     WHERE "id" IN (${runs.join(' UNION ALL ')})
+     RETURNING "id", "endpointId"`,
+    ...(postgres ? [leaseUntil, claim.workerId, now, ...endpointIds] : [leaseUntil, claim.workerId, ...endpointIds.flatMap((id) => [id, now])]),
+  );
+  return [...heads, ...following];
 }

@@ -1,11 +1,9 @@
-import { Agent, request } from 'undici';
-import type { LookupFunction } from 'node:net';
+import { request, type Dispatcher } from 'undici';
 
 export interface WebhookRequest {
   url: string;
-  /** The address the destination check approved: the connection goes there and nowhere else. */
-  address: string;
-  family: 4 | 6;
+  /** The endpoint's agent, pinned to the address the destination check approved (webhookAgents.ts). */
+  dispatcher: Dispatcher;
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
@@ -20,23 +18,16 @@ export type WebhookResponse = { status: number; durationMs: number } | { error: 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
- * One POST of a webhook, with undici, to the checked address only: the agent's lookup answers that
- * address whatever the host name resolves to now, so a DNS answer that changed since the check
- * (rebinding) cannot redirect it. TLS still verifies the certificate for the URL's host name.
- * Redirects are not followed. The whole attempt, answer included, has `timeoutMs`.
+ * One POST of a webhook, with undici, through the endpoint's pinned agent. Redirects are not
+ * followed. The whole attempt, answer included, has `timeoutMs`.
  */
 export async function sendWebhook(webhook: WebhookRequest): Promise<WebhookResponse> {
-  const pinned: LookupFunction = (_hostname, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: webhook.address, family: webhook.family }]);
-    else callback(null, webhook.address, webhook.family);
-  };
-  const agent = new Agent({ connect: { lookup: pinned, timeout: webhook.timeoutMs }, headersTimeout: webhook.timeoutMs, bodyTimeout: webhook.timeoutMs, pipelining: 0 });
   const timeout = AbortSignal.timeout(webhook.timeoutMs);
   const signal = webhook.signal ? AbortSignal.any([timeout, webhook.signal]) : timeout;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await request(webhook.url, { method: 'POST', headers: webhook.headers, body: webhook.body, dispatcher: agent, signal });
+    const response = await request(webhook.url, { method: 'POST', headers: webhook.headers, body: webhook.body, dispatcher: webhook.dispatcher, signal });
     let read = 0;
     for await (const chunk of response.body) {
       read += (chunk as Buffer).length;
@@ -48,7 +39,5 @@ export async function sendWebhook(webhook: WebhookRequest): Promise<WebhookRespo
     if (webhook.signal?.aborted) return { error: 'aborted', durationMs: elapsed() };
     const { code, name } = error as { code?: string; name?: string };
     return { error: code ?? name ?? 'request failed', durationMs: elapsed() };
-  } finally {
-    agent.destroy().catch(() => undefined);
   }
 }

@@ -4,12 +4,14 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
+import { TtlCache } from '../../core/ttlCache';
 import { claimWebhookDeliveries, type Db } from '../../store';
 import type { Provider } from '../../store/migrate';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
 import { sendWebhook, type WebhookResponse } from './sendWebhook';
+import { WebhookAgents } from './webhookAgents';
 import { openWebhookSecret } from './webhookSecretSealing';
 
 /** How an attempt ended, for the metrics. */
@@ -24,15 +26,22 @@ export interface WebhookWorkerOptions {
   wallClock?: () => number;
   /** In [0, 1), for the backoff's jitter; default Math.random. */
   random?: () => number;
-  /** Deliveries claimed per round; at most one per endpoint. */
+  /** Endpoints served per round. */
   batchSize?: number;
+  /** Deliveries of one endpoint sent per round, in order, one after another (a backlog drains in runs). */
+  runLength?: number;
   /** How long a claim holds: longer than an attempt can take, so that only a dead worker's claims come back. */
   leaseMs?: number;
   timeoutMs?: number;
   lookup?: AddressLookup;
 }
 
+type WebhookEndpoint = NonNullable<Awaited<ReturnType<Db['webhookEndpoint']['findFirst']>>>;
+
 const ATTEMPT_RETENTION_MS = 30 * 86_400_000;
+
+/** Time kept at the end of a lease to record the run's last attempt. */
+const LEASE_MARGIN_MS = 5_000;
 
 interface Claimed {
   id: string;
@@ -44,13 +53,14 @@ interface Claimed {
 }
 
 /**
- * Sends the outbox: claims due deliveries (each endpoint's oldest pending one only, so an
- * endpoint gets them in order and one at a time), signs each with Standard Webhooks (both secrets
- * during a rotation), checks the destination again and connects to the address it checked, and
- * records the attempt. 2xx is delivered; 410 disables the endpoint and fails what it still had
- * pending; anything else is tried again on the backoff schedule for about three days. Delivery is
- * at least once: a worker that dies mid-send leaves its claim to expire, and the delivery is sent
- * again with the same `webhook-id`.
+ * Sends the outbox: claims, per endpoint whose oldest pending delivery is due, a run of its pending
+ * deliveries from the oldest, and sends the run in order, one at a time, over a kept-alive
+ * connection to the address checked again for the run; endpoints go in parallel. Each is signed
+ * with Standard Webhooks (both secrets during a rotation). 2xx is delivered; 410 disables the
+ * endpoint and fails what it still had pending; anything else is tried again on the backoff
+ * schedule for about three days, and what followed it in the run waits behind it. Delivery is at
+ * least once: a worker that dies mid-send leaves its claim to expire, and the delivery is sent again
+ * with the same `webhook-id`.
  */
 export class WebhookDeliveryWorker {
   private readonly host = hostname();
@@ -59,6 +69,9 @@ export class WebhookDeliveryWorker {
   private readonly wallClock: () => number;
   private readonly random: () => number;
   private readonly batchSize: number;
+  private readonly runLength: number;
+  private readonly agents: WebhookAgents;
+  private readonly signers = new TtlCache<string, Webhook>({ ttlMs: 600_000, maxEntries: 1_000 });
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly stopping = new AbortController();
@@ -82,8 +95,10 @@ export class WebhookDeliveryWorker {
     this.wallClock = options.wallClock ?? Date.now;
     this.random = options.random ?? Math.random;
     this.batchSize = options.batchSize ?? 20;
+    this.runLength = options.runLength ?? 100;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.agents = new WebhookAgents(this.timeoutMs);
   }
 
   /** Tells `listener` how each attempt ended (the metrics); one listener is added once however often it is given. */
@@ -146,6 +161,7 @@ export class WebhookDeliveryWorker {
     clearTimeout(this.timer);
     this.stopping.abort();
     await this.rounds.catch(() => 0);
+    await this.agents.close();
   }
 
   /** Retention: attempts and finished deliveries after 30 days, and deliveries whose endpoint is gone. */
@@ -160,9 +176,13 @@ export class WebhookDeliveryWorker {
     this.timer = setTimeout(() => {
       this.nudged = false;
       void this.tick()
-        .catch((error: unknown) => this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook delivery round failed'))
-        .finally(() => {
-          if (!this.stopped && !this.nudged) this.schedule(this.options.pollIntervalMs);
+        .catch((error: unknown) => {
+          this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook delivery round failed');
+          return 0;
+        })
+        // A round that found work is followed at once by the next: a backlog drains without waiting for polls.
+        .then((claimed) => {
+          if (!this.stopped && !this.nudged) this.schedule(claimed > 0 ? 0 : this.options.pollIntervalMs);
         });
     }, delayMs);
     this.timer.unref();
@@ -170,56 +190,81 @@ export class WebhookDeliveryWorker {
 
   private async round(): Promise<number> {
     const now = this.now();
-    const ids = await claimWebhookDeliveries(this.db, this.provider, { now, leaseUntil: now + this.leaseMs, workerId: this.workerId, limit: this.batchSize });
-    if (ids.length === 0) return 0;
+    const leaseUntil = now + this.leaseMs;
+    const claimedIds = await claimWebhookDeliveries(this.db, this.provider, { now, leaseUntil, workerId: this.workerId, limit: this.batchSize, runLength: this.runLength });
+    if (claimedIds.length === 0) return 0;
     const claimed = await this.db.webhookDelivery.findMany({
-      where: { id: { in: ids }, claimedBy: this.workerId },
+      where: { id: { in: claimedIds.map((c) => c.id) }, claimedBy: this.workerId },
       select: { id: true, tenant: true, endpointId: true, payload: true, attempts: true, createdAt: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
-    await Promise.all(claimed.map((delivery) => this.deliver(delivery).catch((error: unknown) => this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message }, delivery: delivery.id }, 'webhook delivery failed'))));
-    return ids.length;
+    const runs = new Map<string, Claimed[]>();
+    for (const delivery of claimed) {
+      const run = runs.get(delivery.endpointId);
+      if (run) run.push(delivery);
+      else runs.set(delivery.endpointId, [delivery]);
+    }
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...runs.keys()] } } });
+    this.agents.forgetIdle(now);
+    await Promise.all(
+      [...runs].map(([endpointId, run]) => {
+        // An endpoint answers only for deliveries of its own app.
+        const endpoint = endpoints.find((e) => e.id === endpointId && e.tenant === run[0].tenant);
+        return this.sendRun(run, endpoint, leaseUntil).catch((error: unknown) =>
+          this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message }, endpoint: endpointId }, 'webhook delivery failed'),
+        );
+      }),
+    );
+    return claimedIds.length;
   }
 
-  private async deliver(delivery: Claimed): Promise<void> {
-    const { id, tenant } = delivery;
-    const endpoint = await this.db.webhookEndpoint.findFirst({ where: { id: delivery.endpointId, tenant } });
+  /**
+   * Sends an endpoint's run in order, one at a time, over one kept-alive connection to the address
+   * checked for this run. The first that is not delivered ends the run: it is recorded and
+   * scheduled again, and the rest are released untouched (they are not attempts) so that order
+   * holds. What was delivered is recorded in one write.
+   */
+  private async sendRun(run: Claimed[], endpoint: WebhookEndpoint | undefined, leaseUntil: number): Promise<void> {
+    const tenant = run[0].tenant;
     if (!endpoint) {
       // Written by a replica that had not yet heard of the endpoint's deletion.
-      await this.db.webhookDelivery.deleteMany({ where: { id, tenant } });
+      await this.db.webhookDelivery.deleteMany({ where: { id: { in: run.map((d) => d.id) }, tenant } });
       return;
     }
     if (!endpoint.enabled) {
-      await this.finish(delivery, { state: 'failed', lastError: 'the endpoint is disabled' }, undefined);
-      this.report('failed');
+      await this.finishMany(run, { state: 'failed', lastError: 'the endpoint is disabled', leaseUntil: null, claimedBy: null }, []);
+      for (const _ of run) this.report('failed');
       return;
     }
-    const now = this.now();
-    const secrets = [openWebhookSecret(endpoint.secret, this.encryption, tenant, endpoint.id)];
-    if (endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now) {
-      secrets.push(openWebhookSecret(endpoint.previousSecret, this.encryption, tenant, endpoint.id));
-    }
-    let response: WebhookResponse;
+    const secrets = this.secretsOf(endpoint, this.now());
     const destination = await resolveWebhookDestination(endpoint.url, this.policy, this.options.lookup);
-    if (!destination.ok) {
-      response = { error: `destination refused: the URL ${destination.reason}`, durationMs: 0 };
-    } else if (secrets[0] === undefined) {
-      response = { error: 'the signing secret cannot be opened (TOKEN_KEY_ENCRYPTION_KEY)', durationMs: 0 };
-    } else {
+    if (!destination.ok || secrets === undefined) {
+      const error = !destination.ok ? `destination refused: the URL ${destination.reason}` : 'the signing secret cannot be opened (TOKEN_KEY_ENCRYPTION_KEY)';
+      await this.record(run[0], endpoint.id, { error, durationMs: 0 }, destination.ok);
+      await this.release(run.slice(1));
+      return;
+    }
+    const dispatcher = this.agents.for(endpoint.id, destination.address, destination.family, this.now());
+    const delivered: { delivery: Claimed; response: { status: number; durationMs: number } }[] = [];
+    // A run stops in time for its last attempt to be recorded while the lease still holds.
+    const lastStart = leaseUntil - this.timeoutMs - LEASE_MARGIN_MS;
+    for (let i = 0; i < run.length; i++) {
+      const delivery = run[i];
+      if (this.stopping.signal.aborted || (i > 0 && this.now() > lastStart)) {
+        await this.recordDelivered(delivered);
+        await this.release(run.slice(i));
+        return;
+      }
       const timestamp = new Date(this.wallClock());
-      const signature = secrets
-        .filter((s): s is string => s !== undefined)
-        .map((secret) => new Webhook(secret).sign(id, timestamp, delivery.payload))
-        .join(' ');
-      response = await sendWebhook({
+      const response = await sendWebhook({
         url: endpoint.url,
-        address: destination.address,
-        family: destination.family,
+        dispatcher,
         headers: {
           'content-type': 'application/json',
           'user-agent': 'passwordless-selfhost-webhooks',
-          'webhook-id': id,
+          'webhook-id': delivery.id,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': signature,
+          'webhook-signature': secrets.map((secret) => secret.sign(delivery.id, timestamp, delivery.payload)).join(' '),
         },
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
@@ -227,11 +272,73 @@ export class WebhookDeliveryWorker {
       });
       if (this.stopping.signal.aborted) {
         // Not an attempt: the service is stopping. Released for whichever worker looks next.
-        await this.db.webhookDelivery.updateMany({ where: { id, tenant, claimedBy: this.workerId }, data: { leaseUntil: null, claimedBy: null } });
+        await this.recordDelivered(delivered);
+        await this.release(run.slice(i));
         return;
       }
+      if ('status' in response && response.status >= 200 && response.status < 300) {
+        delivered.push({ delivery, response });
+        continue;
+      }
+      await this.recordDelivered(delivered);
+      await this.record(delivery, endpoint.id, response, true);
+      await this.release(run.slice(i + 1));
+      return;
     }
-    await this.record(delivery, endpoint.id, response, destination.ok);
+    await this.recordDelivered(delivered);
+  }
+
+  /** The endpoint's signers: its secret, and the previous one during a rotation; undefined when its secret does not open. */
+  private secretsOf(endpoint: WebhookEndpoint, now: number): Webhook[] | undefined {
+    const current = this.signer(endpoint.secret, endpoint);
+    if (!current) return undefined;
+    const rotating = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now;
+    const previous = rotating ? this.signer(endpoint.previousSecret as string, endpoint) : undefined;
+    return previous ? [current, previous] : [current];
+  }
+
+  /** Opening a sealed secret is an AES-GCM decryption; its signer is kept per stored value (a rotation stores a new one). */
+  private signer(stored: string, endpoint: WebhookEndpoint): Webhook | undefined {
+    const key = `${endpoint.tenant}:${endpoint.id}:${stored}`;
+    const cached = this.signers.get(key);
+    if (cached) return cached;
+    const secret = openWebhookSecret(stored, this.encryption, endpoint.tenant, endpoint.id);
+    if (secret === undefined) return undefined;
+    const signer = new Webhook(secret);
+    this.signers.set(key, signer);
+    return signer;
+  }
+
+  /** Back to pending, unclaimed and unattempted: the head of the endpoint's next run. */
+  private async release(deliveries: Claimed[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.db.webhookDelivery.updateMany({
+      where: { id: { in: deliveries.map((d) => d.id) }, tenant: deliveries[0].tenant, claimedBy: this.workerId },
+      data: { leaseUntil: null, claimedBy: null },
+    });
+  }
+
+  /** Deliveries answered with 2xx, with their attempts, in one transaction. */
+  private async recordDelivered(delivered: { delivery: Claimed; response: { status: number; durationMs: number } }[]): Promise<void> {
+    if (delivered.length === 0) return;
+    const byStatus = new Map<number, Claimed[]>();
+    for (const { delivery, response } of delivered) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), delivery]);
+    const now = this.now();
+    const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: new Date(now), status: response.status, error: null, durationMs: response.durationMs }));
+    await this.db.$transaction(async (tx) => {
+      const ids = delivered.map((d) => d.delivery.id);
+      const tenant = delivered[0].delivery.tenant;
+      const held = new Set((await tx.webhookDelivery.findMany({ where: { id: { in: ids }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id));
+      for (const [status, deliveries] of byStatus) {
+        const mine = deliveries.filter((d) => held.has(d.id)).map((d) => d.id);
+        if (mine.length > 0) {
+          await tx.webhookDelivery.updateMany({ where: { id: { in: mine }, tenant }, data: { state: 'delivered', attempts: { increment: 1 }, lastStatus: status, lastError: null, leaseUntil: null, claimedBy: null } });
+        }
+      }
+      const kept = attempts.filter((a) => held.has(a.deliveryId));
+      if (kept.length > 0) await tx.webhookAttempt.createMany({ data: kept });
+    });
+    for (const _ of delivered) this.report('delivered');
   }
 
   private async record(delivery: Claimed, endpointId: string, response: WebhookResponse, reachable: boolean): Promise<void> {
@@ -241,11 +348,6 @@ export class WebhookDeliveryWorker {
     const error = 'error' in response ? response.error : null;
     const attempt = { id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: new Date(now), status, error, durationMs: response.durationMs };
     const common = { attempts, lastStatus: status, lastError: error, leaseUntil: null, claimedBy: null };
-    if (status !== null && status >= 200 && status < 300) {
-      await this.finish(delivery, { ...common, state: 'delivered' }, attempt);
-      this.report('delivered');
-      return;
-    }
     if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending to it at all.
       await this.db.$transaction(async (tx) => {
@@ -259,7 +361,7 @@ export class WebhookDeliveryWorker {
       return;
     }
     const next = nextAttemptAt(attempts, delivery.createdAt.getTime(), now, this.random());
-    await this.finish(delivery, next === undefined ? { ...common, state: 'failed' } : { ...common, nextAttemptAt: new Date(next) }, attempt);
+    await this.finishMany([delivery], next === undefined ? { ...common, state: 'failed' } : { ...common, nextAttemptAt: new Date(next) }, [attempt]);
     this.report(!reachable ? 'refused' : next === undefined ? 'failed' : 'retry');
   }
 
@@ -267,11 +369,15 @@ export class WebhookDeliveryWorker {
     for (const listener of this.outcomeListeners) listener(outcome);
   }
 
-  /** The delivery's new state and its attempt, together; only while this worker still holds the claim. */
-  private async finish(delivery: Claimed, data: Record<string, unknown>, attempt: Record<string, unknown> | undefined): Promise<void> {
+  /** The deliveries' new state and their attempts, together; only those this worker still holds. */
+  private async finishMany(deliveries: Claimed[], data: Record<string, unknown>, attempts: { deliveryId: string }[]): Promise<void> {
+    const tenant = deliveries[0].tenant;
     await this.db.$transaction(async (tx) => {
-      const { count } = await tx.webhookDelivery.updateMany({ where: { id: delivery.id, tenant: delivery.tenant, claimedBy: this.workerId }, data });
-      if (count === 1 && attempt) await tx.webhookAttempt.create({ data: attempt as never });
+      const held = new Set((await tx.webhookDelivery.findMany({ where: { id: { in: deliveries.map((d) => d.id) }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id));
+      if (held.size === 0) return;
+      await tx.webhookDelivery.updateMany({ where: { id: { in: [...held] }, tenant }, data });
+      const kept = attempts.filter((a) => held.has(a.deliveryId));
+      if (kept.length > 0) await tx.webhookAttempt.createMany({ data: kept as never });
     });
   }
 }
