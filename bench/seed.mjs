@@ -101,11 +101,20 @@ export async function seedCredentials(databaseUrl, { tenant, signers, fillerKey,
 }
 
 /** How many credentials the database holds. */
+/** How many webhook deliveries the outbox holds (every state). */
+export async function countDeliveries(databaseUrl) {
+  return countRows(databaseUrl, 'WebhookDelivery');
+}
+
 export async function countCredentials(databaseUrl) {
+  return countRows(databaseUrl, 'Credential');
+}
+
+async function countRows(databaseUrl, table) {
   if (databaseUrl.startsWith('file:')) {
     const db = new Database(databaseUrl.slice('file:'.length), { readonly: true, timeout: 15_000 });
     try {
-      return db.prepare('SELECT count(*) AS n FROM "Credential"').get().n;
+      return db.prepare(`SELECT count(*) AS n FROM "${table}"`).get().n;
     } finally {
       db.close();
     }
@@ -113,7 +122,7 @@ export async function countCredentials(databaseUrl) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    return Number((await client.query('SELECT count(*) AS n FROM "Credential"')).rows[0].n);
+    return Number((await client.query(`SELECT count(*) AS n FROM "${table}"`)).rows[0].n);
   } finally {
     await client.end();
   }

@@ -246,6 +246,25 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(log.map((d) => [d.state, d.attempts])).toEqual([['delivered', 6], ['delivered', 1], ['delivered', 1]]);
   });
 
+  it('writes no delivery for a sign-in refused as a cloned authenticator, nor for a token verified a second time', async () => {
+    const app = await newApp(svc);
+    await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['signin.completed', 'signin.verified'] });
+    const { userId, credential } = await registerPasskey(svc, app, {});
+    credential.counter = 5;
+    const first = await signIn(svc, app, credential, { userId });
+    expect(first.complete.status).toBe(200);
+    // A clone reports a counter that is not above the stored one: refused, and nothing reported.
+    credential.counter = 5;
+    const cloned = await signIn(svc, app, credential, { userId });
+    expect(cloned.complete.status).toBe(400);
+    expect((await verifyToken(svc, app, first.complete.body.token)).status).toBe(200);
+    expect((await verifyToken(svc, app, first.complete.body.token)).status).not.toBe(200);
+
+    await svc.services.webhookWorker.drain();
+    expect(typesOf(receiver.received)).toEqual(['signin.completed', 'signin.verified']);
+    expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId } })).toBe(2);
+  });
+
   it('sends a backlog in order in runs over one connection, and a failure mid-run holds back what follows it', async () => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });

@@ -28,6 +28,35 @@ const STATEMENTS = Object.fromEntries(
 ) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;
 
 /**
+ * A guarded write and the outbox rows that report it (a sign-in, a redeemed token with webhook
+ * subscribers) as one statement: the write in a data-modifying CTE, the rows inserted only if it
+ * changed a row. One round trip instead of four (BEGIN, the write, the insert, COMMIT), and a
+ * single statement is atomic on its own. Named and prepared like the others, on first use.
+ */
+const guardedWithDeliveries = new Map<HotStatement, { name: string; text: string; names: string[] }>();
+function guardedWithDeliveriesStatement(guarded: HotStatement): { name: string; text: string; names: string[] } {
+  let statement = guardedWithDeliveries.get(guarded);
+  if (!statement) {
+    const sql = `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`;
+    statement = { name: `hot_${guarded}_with_deliveries`, ...positionalStatement(sql) };
+    guardedWithDeliveries.set(guarded, statement);
+  }
+  return statement;
+}
+
+/** Whether a unit is one guarded write (no RETURNING of its own) and then its outbox rows. */
+const isGuardedWithDeliveries = (steps: UnitStep[]): boolean =>
+  steps.length === 2 &&
+  steps[0].orFail !== undefined &&
+  !steps[0].as &&
+  !steps[0].onlyIf &&
+  !STATEMENTS[steps[0].statement as HotStatement].returnsRows &&
+  steps[1].statement === 'insertWebhookDeliveries' &&
+  !steps[1].as &&
+  !steps[1].onlyIf &&
+  steps[1].orFail === undefined;
+
+/**
  * How long an idle connection is kept (pg's default is 10 s). Each connection holds its prepared
  * statements, so traffic that pauses for a few seconds would otherwise pay a connection and a
  * round of preparing on its return.
@@ -76,6 +105,12 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
     readAll: async (statement, params) => (await run(pool, statement, params)).rows,
     write: async (statement, params) => resultOf(statement, await run(pool, statement, params)),
     async unit(steps) {
+      if (isGuardedWithDeliveries(steps)) {
+        const { name, text, names } = guardedWithDeliveriesStatement(steps[0].statement as HotStatement);
+        const params = { ...steps[0].params, ...steps[1].params };
+        const result = await pool.query({ name, text, values: names.map((key) => params[key]) });
+        return (result.rowCount ?? 0) > 0 ? { ok: true } : { ok: false, failure: steps[0].orFail as string };
+      }
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let broken: Error | undefined;

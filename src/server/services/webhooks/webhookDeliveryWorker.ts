@@ -318,27 +318,39 @@ export class WebhookDeliveryWorker {
     });
   }
 
-  /** Deliveries answered with 2xx, with their attempts, in one transaction. */
+  /**
+   * Deliveries answered with 2xx: their attempts, then their state, as two plain statements rather
+   * than an interactive transaction, which on SQLite under load waits behind the hot path's grouped
+   * commits past Prisma's transaction timeout. The attempts are written first because they happened
+   * whoever holds the delivery now; a crash between the two leaves a delivery pending with its
+   * attempt logged, and it is sent again (at least once, as ever).
+   */
   private async recordDelivered(delivered: { delivery: Claimed; response: { status: number; durationMs: number } }[]): Promise<void> {
     if (delivered.length === 0) return;
-    const byStatus = new Map<number, Claimed[]>();
-    for (const { delivery, response } of delivered) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), delivery]);
     const now = this.now();
-    const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: new Date(now), status: response.status, error: null, durationMs: response.durationMs }));
-    await this.db.$transaction(async (tx) => {
-      const ids = delivered.map((d) => d.delivery.id);
-      const tenant = delivered[0].delivery.tenant;
-      const held = new Set((await tx.webhookDelivery.findMany({ where: { id: { in: ids }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id));
-      for (const [status, deliveries] of byStatus) {
-        const mine = deliveries.filter((d) => held.has(d.id)).map((d) => d.id);
-        if (mine.length > 0) {
-          await tx.webhookDelivery.updateMany({ where: { id: { in: mine }, tenant }, data: { state: 'delivered', attempts: { increment: 1 }, lastStatus: status, lastError: null, leaseUntil: null, claimedBy: null } });
-        }
-      }
-      const kept = attempts.filter((a) => held.has(a.deliveryId));
-      if (kept.length > 0) await tx.webhookAttempt.createMany({ data: kept });
-    });
+    const tenant = delivered[0].delivery.tenant;
+    const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant, deliveryId: delivery.id, at: new Date(now), status: response.status, error: null, durationMs: response.durationMs }));
+    await this.writeAttempts(attempts);
+    const byStatus = new Map<number, string[]>();
+    for (const { delivery, response } of delivered) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), delivery.id]);
+    for (const [status, ids] of byStatus) {
+      await this.db.webhookDelivery.updateMany({
+        where: { id: { in: ids }, tenant, claimedBy: this.workerId },
+        data: { state: 'delivered', attempts: { increment: 1 }, lastStatus: status, lastError: null, leaseUntil: null, claimedBy: null },
+      });
+    }
     for (const _ of delivered) this.report('delivered');
+  }
+
+  /** Attempt rows; one whose delivery is gone meanwhile (its endpoint was deleted) is left out. */
+  private async writeAttempts(attempts: { id: string; tenant: string; deliveryId: string; at: Date; status: number | null; error: string | null; durationMs: number }[]): Promise<void> {
+    try {
+      await this.db.webhookAttempt.createMany({ data: attempts });
+    } catch {
+      const existing = new Set((await this.db.webhookDelivery.findMany({ where: { id: { in: attempts.map((a) => a.deliveryId) }, tenant: attempts[0].tenant }, select: { id: true } })).map((d) => d.id));
+      const kept = attempts.filter((a) => existing.has(a.deliveryId));
+      if (kept.length > 0) await this.db.webhookAttempt.createMany({ data: kept });
+    }
   }
 
   private async record(delivery: Claimed, endpointId: string, response: WebhookResponse, reachable: boolean): Promise<void> {
@@ -369,16 +381,17 @@ export class WebhookDeliveryWorker {
     for (const listener of this.outcomeListeners) listener(outcome);
   }
 
-  /** The deliveries' new state and their attempts, together; only those this worker still holds. */
+  /**
+   * The deliveries' new state, then the attempts of those this worker still held (plain statements,
+   * as in recordDelivered; a crash between the two loses an attempt's log line, not a delivery).
+   */
   private async finishMany(deliveries: Claimed[], data: Record<string, unknown>, attempts: { deliveryId: string }[]): Promise<void> {
     const tenant = deliveries[0].tenant;
-    await this.db.$transaction(async (tx) => {
-      const held = new Set((await tx.webhookDelivery.findMany({ where: { id: { in: deliveries.map((d) => d.id) }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id));
-      if (held.size === 0) return;
-      await tx.webhookDelivery.updateMany({ where: { id: { in: [...held] }, tenant }, data });
-      const kept = attempts.filter((a) => held.has(a.deliveryId));
-      if (kept.length > 0) await tx.webhookAttempt.createMany({ data: kept as never });
-    });
+    const held = (await this.db.webhookDelivery.findMany({ where: { id: { in: deliveries.map((d) => d.id) }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id);
+    if (held.length === 0) return;
+    const { count } = await this.db.webhookDelivery.updateMany({ where: { id: { in: held }, tenant, claimedBy: this.workerId }, data });
+    const kept = attempts.filter((a) => held.includes(a.deliveryId));
+    if (count > 0 && kept.length > 0) await this.writeAttempts(kept as never);
   }
 }
 
