@@ -265,6 +265,22 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId } })).toBe(2);
   });
 
+  it('stops a run at a delivery held back until later, and sends nothing after it before it', async () => {
+    const app = await newApp(svc);
+    await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    for (const userId of ['h1', 'h2', 'h3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
+    // The second is held for ten minutes (as magic_link.sent is until its mail is taken).
+    const [, held] = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    await svc.services.store.db.webhookDelivery.updateMany({ where: { id: held.id, tenant: app.appId }, data: { nextAttemptAt: new Date(T0 + 600_000) } });
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['h1']);
+    const waiting = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId, state: 'pending' }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(waiting.map((d) => [d.attempts, d.claimedBy])).toEqual([[0, null], [0, null]]);
+    clock.now += 600_000;
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['h1', 'h2', 'h3']);
+  });
+
   it('sends a backlog in order in runs over one connection, and a failure mid-run holds back what follows it', async () => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });

@@ -36,9 +36,10 @@ const HEADS = `SELECT (SELECT h."id" FROM "WebhookDelivery" h WHERE h."endpointI
  * at once without waiting for each other and each head goes to one of them (SQLite has one writer,
  * so the statement alone is enough there). Only the holder of an endpoint's head claims what
  * follows it, and nobody else claims a delivery of that endpoint while its head is held: the run
- * is the endpoint's pending deliveries from the oldest, with no gap. (A follower was written
- * after the head and never attempted, so it is due; one held under a lease was claimed with the
- * head that came back, under the same lease.)
+ * is the endpoint's pending deliveries from the oldest, with no gap (one held under a lease was
+ * claimed with the head that came back, under the same lease). A follower is claimed whether or
+ * not it is due: the worker stops the run at the first that is not (a delivery held back on
+ * purpose), so that nothing after it goes first.
  */
 export async function claimWebhookDeliveries(db: Db, provider: Provider, claim: WebhookClaim): Promise<ClaimedDelivery[]> {
   const limit = Math.max(1, Math.floor(claim.limit));

@@ -50,6 +50,7 @@ interface Claimed {
   payload: string;
   attempts: number;
   createdAt: Date;
+  nextAttemptAt: Date;
 }
 
 /**
@@ -195,7 +196,7 @@ export class WebhookDeliveryWorker {
     if (claimedIds.length === 0) return 0;
     const claimed = await this.db.webhookDelivery.findMany({
       where: { id: { in: claimedIds.map((c) => c.id) }, claimedBy: this.workerId },
-      select: { id: true, tenant: true, endpointId: true, payload: true, attempts: true, createdAt: true },
+      select: { id: true, tenant: true, endpointId: true, payload: true, attempts: true, createdAt: true, nextAttemptAt: true },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
     });
     const runs = new Map<string, Claimed[]>();
@@ -250,7 +251,8 @@ export class WebhookDeliveryWorker {
     const lastStart = leaseUntil - this.timeoutMs - LEASE_MARGIN_MS;
     for (let i = 0; i < run.length; i++) {
       const delivery = run[i];
-      if (this.stopping.signal.aborted || (i > 0 && this.now() > lastStart)) {
+      // Not due yet (held until something else happened, as magic_link.sent until the mail is taken): it and what follows wait.
+      if (this.stopping.signal.aborted || (i > 0 && (this.now() > lastStart || delivery.nextAttemptAt.getTime() > this.now()))) {
         await this.recordDelivered(delivered);
         await this.release(run.slice(i));
         return;
