@@ -3,8 +3,10 @@ import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/core/config';
 import { createLogger } from '../../src/server/core/logger';
+import { parseKeyEncryptionKey } from '../../src/server/core/parseKeyEncryptionKey';
 import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
 import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
+import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealWebhookSecrets';
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
@@ -325,5 +327,32 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(later.signatures).toHaveLength(1);
     expect(verifyWebhook(later, rotated.body.secret)).toEqual(later.payload);
     expect(() => verifyWebhook(later, endpoint.secret)).toThrow();
+  });
+
+  it('moves its secrets to a new key-encryption key with token-keys rewrap, dropping a previous secret past its day', async () => {
+    const [first, second] = ['11'.repeat(32), '22'.repeat(32)];
+    const keks = { first: parseKeyEncryptionKey(first)!, second: parseKeyEncryptionKey(second)! };
+    await svc.close();
+    svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: first }, clock);
+    const app = await newApp(svc);
+    const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    const rotated = await svc.http.post('/webhooks/rotate-secret').set('ApiSecret', app.apiSecret).send({ id: endpoint.id });
+    expect(rotated.status).toBe(200);
+    clock.now += 86_400_001;
+
+    const rotation = { current: keks.second, previous: [keks.first] };
+    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 1, unchanged: 0, cleared: 1, unreadable: [] });
+    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 0, unchanged: 1, cleared: 0, unreadable: [] });
+
+    // The first key gone, the endpoint signs with its current secret alone.
+    await svc.close();
+    svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: second }, clock);
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await svc.services.webhookWorker.drain();
+    const [webhook] = receiver.received;
+    expect(webhook.signatures).toHaveLength(1);
+    expect(verifyWebhook(webhook, rotated.body.secret)).toEqual(webhook.payload);
+    const listed = (await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret)).body;
+    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, previousSecretExpiresAt: null })]);
   });
 });
