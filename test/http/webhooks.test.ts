@@ -10,7 +10,9 @@ import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealW
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
+import { KEYS, metadataEnv, testBlob, writeBlob } from '../support/metadata';
 import { expectProblem, expectValidationProblem } from '../support/problems';
+import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 
@@ -32,14 +34,14 @@ async function serviceOn(database: TestDatabase, env: Record<string, string>, cl
   const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent', MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'), ...env });
   const store = openStore(config.databaseUrl);
   await store.migrate();
-  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
+  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
   const services = createServices(config, store, options);
   return { services, http: supertest(createApp(services, createLogger('silent'))), close: () => services.close() };
 }
 
-async function newApp(svc: Running): Promise<TestApp> {
+async function newApp(svc: Running, plan?: 'enterprise'): Promise<TestApp> {
   const appId = uniqueAppId('wh');
-  const res = await svc.http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });
+  const res = await svc.http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com', plan });
   expect(res.status).toBe(200);
   return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
 }
@@ -209,6 +211,47 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const deliveries = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId } });
     expect(deliveries.map((d) => [d.state, d.attempts, d.lastStatus])).toEqual(deliveries.map(() => ['delivered', 1, 204]));
     expect(await svc.services.store.db.webhookAttempt.count({ where: { tenant: app.appId } })).toBe(deliveries.length);
+  });
+
+  it('reports each change of the authenticator allow and block lists as authenticators.updated, once to each endpoint subscribed to it', async () => {
+    const pki = createTestPki();
+    try {
+      // The lists need FIDO metadata that knows the AAGUIDs, and an app on the enterprise plan.
+      await svc.close();
+      svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, ...metadataEnv(pki, writeBlob(pki, 'webhooks.jwt', testBlob(pki))) }, clock);
+      const [app, other] = [await newApp(svc, 'enterprise'), await newApp(svc, 'enterprise')];
+      const lists = await createEndpoint(svc, app, { url: receiver.url('/lists'), eventTypes: ['authenticators.updated'] });
+      const both = await createEndpoint(svc, app, { url: receiver.url('/both'), eventTypes: ['user.deleted', 'authenticators.updated'] });
+      await createEndpoint(svc, app, { url: receiver.url('/users'), eventTypes: ['user.deleted'] });
+      await createEndpoint(svc, app, { url: receiver.url('/off'), eventTypes: ['authenticators.updated'], enabled: false });
+      await createEndpoint(svc, other, { url: receiver.url('/other-app'), eventTypes: ['authenticators.updated'] });
+      const call = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
+
+      expect((await call('/authenticators/add', { aaGuids: [KEYS.trusted, KEYS.other.toUpperCase(), KEYS.trusted], isAllowed: true })).status).toBe(204);
+      expect((await call('/authenticators/add', { aaGuids: [KEYS.other], isAllowed: false })).status).toBe(204);
+      expect((await call('/authenticators/remove', { aaGuids: [KEYS.other, KEYS.trusted, KEYS.unknown] })).status).toBe(204);
+      // What changes nothing reports nothing: a removal of what no list holds, a refused addition.
+      expect((await call('/authenticators/remove', { aaGuids: [KEYS.trusted] })).status).toBe(204);
+      expectProblem(await call('/authenticators/add', { aaGuids: [KEYS.unknown], isAllowed: true }), 400, 'unknown_authenticator');
+
+      await svc.services.webhookWorker.drain();
+      const at = (path: string) => receiver.received.filter((w) => w.path === path);
+      const expected = [
+        { change: 'allowed', aaGuids: [KEYS.trusted, KEYS.other] },
+        { change: 'blocked', aaGuids: [KEYS.other] },
+        { change: 'removed', aaGuids: [KEYS.other, KEYS.trusted].sort() },
+      ];
+      for (const [path, key] of [['/lists', lists.secret], ['/both', both.secret]] as const) {
+        expect(typesOf(at(path))).toEqual(['authenticators.updated', 'authenticators.updated', 'authenticators.updated']);
+        for (const webhook of at(path)) expect(verifyWebhook(webhook, key)).toEqual(webhook.payload);
+        expect(at(path).map((w) => ({ ...w.payload.data, aaGuids: [...(w.payload.data.aaGuids as string[])].sort() }))).toEqual(
+          expected.map((e) => ({ ...e, aaGuids: [...e.aaGuids].sort() })),
+        );
+      }
+      expect(receiver.received.filter((w) => !['/lists', '/both'].includes(w.path))).toEqual([]);
+    } finally {
+      pki.remove();
+    }
   });
 
   it('keeps what a receiver that is down misses, and delivers it all in order once it is back, on the backoff schedule', async () => {
