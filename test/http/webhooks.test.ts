@@ -6,12 +6,15 @@ import { createLogger } from '../../src/server/core/logger';
 import { parseKeyEncryptionKey } from '../../src/server/core/parseKeyEncryptionKey';
 import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
 import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
+import { MAGIC_LINK_SENT_HOLD_MS } from '../../src/server/services/magicLinks/magicLinks';
 import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealWebhookSecrets';
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { KEYS, metadataEnv, testBlob, writeBlob } from '../support/metadata';
 import { expectProblem, expectValidationProblem } from '../support/problems';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { startSmtpGate, type SmtpGate } from '../support/smtpGate';
 import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
@@ -252,6 +255,79 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     } finally {
       pki.remove();
     }
+  });
+
+  describe('magic_link.sent, for mail that went out', () => {
+    let smtp: TestSmtpServer;
+    let gate: SmtpGate;
+    beforeEach(async () => {
+      smtp = await startSmtpServer();
+      gate = await startSmtpGate(smtp.port);
+      await svc.close();
+      svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, SMTP_URL: gate.url, MAIL_FROM: 'login@passwordless.test' }, clock);
+    });
+    afterEach(async () => {
+      await gate.close();
+      await smtp.stop();
+    });
+
+    const sendLink = (on: Running, app: TestApp, userId: string) =>
+      on.http.post('/magic-links/send').set('ApiSecret', app.apiSecret).send({ emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId });
+    const deliveryLog = async (app: TestApp, id: string) => (await svc.http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret)).body as { eventType: string; state: string }[];
+
+    it('is not sent while the mail is in flight, is sent once it went out, and never for a mail that failed', async () => {
+      const app = await newApp(svc);
+      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent'] });
+
+      // The SMTP server has the mail; the service has not heard so yet.
+      gate.holdReplies = true;
+      const pending = sendLink(svc, app, 'u1').then((res) => res);
+      await smtp.nextMailTo('admin@example.com');
+      await svc.services.webhookWorker.drain();
+      expect(receiver.received).toEqual([]);
+      gate.release();
+      expect((await pending).status).toBe(204);
+      await svc.services.webhookWorker.drain();
+      expect(receiver.received.map((w) => [w.payload.type, w.payload.data])).toEqual([['magic_link.sent', { userId: 'u1' }]]);
+      expect(verifyWebhook(receiver.received[0], endpoint.secret)).toEqual(receiver.received[0].payload);
+
+      // SMTP down: the send fails, and nothing says it went out, even once any hold has run out.
+      await smtp.stop();
+      expectProblem(await sendLink(svc, app, 'u2'), 502, 'mail_delivery_failed');
+      clock.now += MAGIC_LINK_SENT_HOLD_MS + 1;
+      await svc.services.webhookWorker.drain();
+      expect(receiver.received).toHaveLength(1);
+      expect((await deliveryLog(app, endpoint.id)).map((d) => [d.eventType, d.state])).toEqual([['magic_link.sent', 'delivered']]);
+    });
+
+    it('is sent for a mail that went out though the service that sent it never heard back, once its hold runs out', async () => {
+      const app = await newApp(svc);
+      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent'] });
+      gate.holdReplies = true;
+      const stuck = sendLink(svc, app, 'u1').then((res) => res);
+      await smtp.nextMailTo('admin@example.com');
+
+      // Another process on the database (what a restart after a crash here would be) sends it once the hold runs out.
+      const restarted = await serviceOn(database, LOOPBACK_ALLOWED, clock);
+      try {
+        clock.now += MAGIC_LINK_SENT_HOLD_MS - 1;
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received).toEqual([]);
+        clock.now += 1;
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received.map((w) => [w.payload.type, w.payload.data])).toEqual([['magic_link.sent', { userId: 'u1' }]]);
+        expect(verifyWebhook(receiver.received[0], endpoint.secret)).toEqual(receiver.received[0].payload);
+
+        // The first service hears back after all: nothing is sent twice.
+        gate.release();
+        expect((await stuck).status).toBe(204);
+        await svc.services.webhookWorker.drain();
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received).toHaveLength(1);
+      } finally {
+        await restarted.close();
+      }
+    });
   });
 
   it('keeps what a receiver that is down misses, and delivers it all in order once it is back, on the backoff schedule', async () => {
