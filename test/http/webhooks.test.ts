@@ -277,27 +277,36 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
 
     it('is not sent while the mail is in flight, is sent once it went out, and never for a mail that failed', async () => {
       const app = await newApp(svc);
-      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent'] });
+      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent', 'user.deleted'] });
+      const sent = () => receiver.received.map((w) => [w.payload.type, w.payload.data]);
+      // An event before the send, still to be sent when the send is in flight.
+      expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u0' })).status).toBe(204);
 
-      // The SMTP server has the mail; the service has not heard so yet.
+      // The SMTP server has the mail; the service has not heard so yet: what came before goes, the send's event waits.
       gate.holdReplies = true;
       const pending = sendLink(svc, app, 'u1').then((res) => res);
       await smtp.nextMailTo('admin@example.com');
       await svc.services.webhookWorker.drain();
-      expect(receiver.received).toEqual([]);
+      expect(sent()).toEqual([['user.deleted', { userId: 'u0' }]]);
       gate.release();
       expect((await pending).status).toBe(204);
       await svc.services.webhookWorker.drain();
-      expect(receiver.received.map((w) => [w.payload.type, w.payload.data])).toEqual([['magic_link.sent', { userId: 'u1' }]]);
-      expect(verifyWebhook(receiver.received[0], endpoint.secret)).toEqual(receiver.received[0].payload);
+      expect(sent()).toEqual([
+        ['user.deleted', { userId: 'u0' }],
+        ['magic_link.sent', { userId: 'u1' }],
+      ]);
+      for (const webhook of receiver.received) expect(verifyWebhook(webhook, endpoint.secret)).toEqual(webhook.payload);
 
       // SMTP down: the send fails, and nothing says it went out, even once any hold has run out.
       await smtp.stop();
       expectProblem(await sendLink(svc, app, 'u2'), 502, 'mail_delivery_failed');
       clock.now += MAGIC_LINK_SENT_HOLD_MS + 1;
       await svc.services.webhookWorker.drain();
-      expect(receiver.received).toHaveLength(1);
-      expect((await deliveryLog(app, endpoint.id)).map((d) => [d.eventType, d.state])).toEqual([['magic_link.sent', 'delivered']]);
+      expect(receiver.received).toHaveLength(2);
+      expect((await deliveryLog(app, endpoint.id)).map((d) => [d.eventType, d.state])).toEqual([
+        ['magic_link.sent', 'delivered'],
+        ['user.deleted', 'delivered'],
+      ]);
     });
 
     it('is sent for a mail that went out though the service that sent it never heard back, once its hold runs out', async () => {
