@@ -43,8 +43,9 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           checksums; --since brings an earlier copy up to date
   backup <file>                           online, consistent backup of the SQLite database (0600)
   restore <file>                          replace the SQLite database with a backup (service stopped)
-  token-keys rewrap                       store every token key wrapped with TOKEN_KEY_ENCRYPTION_KEY
-                                          (plain ones, and ones wrapped with _PREVIOUS); see docs/security.md
+  token-keys rewrap                       store every token key and webhook secret wrapped with
+                                          TOKEN_KEY_ENCRYPTION_KEY (plain ones, and ones wrapped
+                                          with _PREVIOUS); see docs/security.md
   generate-key management|token-encryption|metrics
                                           print a fresh random value for MANAGEMENT_KEY,
                                           TOKEN_KEY_ENCRYPTION_KEY or METRICS_TOKEN (256 bits)
@@ -238,14 +239,20 @@ async function tokenKeys([action]: string[]): Promise<void> {
   if (action !== 'rewrap') throw new UsageError(action ? `unknown token-keys command '${action}'` : 'token-keys: missing a command');
   const config = loadConfig();
   if (!config.tokenKeyEncryption.current) throw new UsageError('token-keys rewrap: set TOKEN_KEY_ENCRYPTION_KEY to the key to wrap with');
-  const [{ openStore }, { rewrapTokenKeys }] = await Promise.all([import('./server/store'), import('./server/services/tokens/rewrapTokenKeys')]);
+  const [{ openStore }, { rewrapTokenKeys }, { resealWebhookSecrets }] = await Promise.all([
+    import('./server/store'),
+    import('./server/services/tokens/rewrapTokenKeys'),
+    import('./server/services/webhooks/resealWebhookSecrets'),
+  ]);
   const store = openStore(config.databaseUrl);
   try {
     await store.migrate();
+    // The token keys' counts stay at the top, as before webhooks; the webhook secrets' beside them.
     const report = await rewrapTokenKeys(store.db, config.tokenKeyEncryption);
-    print(report);
-    if (report.unreadable.length > 0) {
-      process.stderr.write('some token keys open with none of the configured keys: set TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS to the key they were wrapped with\n');
+    const webhookSecrets = await resealWebhookSecrets(store.db, config.tokenKeyEncryption);
+    print({ ...report, webhookSecrets });
+    if (report.unreadable.length > 0 || webhookSecrets.unreadable.length > 0) {
+      process.stderr.write('some token keys or webhook secrets open with none of the configured keys: set TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS to the key they were wrapped with\n');
       process.exitCode = 1;
     }
   } finally {

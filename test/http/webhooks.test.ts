@@ -3,12 +3,19 @@ import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/core/config';
 import { createLogger } from '../../src/server/core/logger';
+import { parseKeyEncryptionKey } from '../../src/server/core/parseKeyEncryptionKey';
 import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
 import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
+import { MAGIC_LINK_SENT_HOLD_MS } from '../../src/server/services/magicLinks/magicLinks';
+import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealWebhookSecrets';
 import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
+import { KEYS, metadataEnv, testBlob, writeBlob } from '../support/metadata';
 import { expectProblem, expectValidationProblem } from '../support/problems';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
+import { startSmtpGate, type SmtpGate } from '../support/smtpGate';
+import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 
@@ -30,14 +37,14 @@ async function serviceOn(database: TestDatabase, env: Record<string, string>, cl
   const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent', MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'), ...env });
   const store = openStore(config.databaseUrl);
   await store.migrate();
-  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
+  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
   const services = createServices(config, store, options);
   return { services, http: supertest(createApp(services, createLogger('silent'))), close: () => services.close() };
 }
 
-async function newApp(svc: Running): Promise<TestApp> {
+async function newApp(svc: Running, plan?: 'enterprise'): Promise<TestApp> {
   const appId = uniqueAppId('wh');
-  const res = await svc.http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });
+  const res = await svc.http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com', plan });
   expect(res.status).toBe(200);
   return { appId, apiKey: res.body.apiKey1, apiKey2: res.body.apiKey2, apiSecret: res.body.apiSecret1, apiSecret2: res.body.apiSecret2 };
 }
@@ -207,6 +214,129 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const deliveries = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId } });
     expect(deliveries.map((d) => [d.state, d.attempts, d.lastStatus])).toEqual(deliveries.map(() => ['delivered', 1, 204]));
     expect(await svc.services.store.db.webhookAttempt.count({ where: { tenant: app.appId } })).toBe(deliveries.length);
+  });
+
+  it('reports each change of the authenticator allow and block lists as authenticators.updated, once to each endpoint subscribed to it', async () => {
+    const pki = createTestPki();
+    try {
+      // The lists need FIDO metadata that knows the AAGUIDs, and an app on the enterprise plan.
+      await svc.close();
+      svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, ...metadataEnv(pki, writeBlob(pki, 'webhooks.jwt', testBlob(pki))) }, clock);
+      const [app, other] = [await newApp(svc, 'enterprise'), await newApp(svc, 'enterprise')];
+      const lists = await createEndpoint(svc, app, { url: receiver.url('/lists'), eventTypes: ['authenticators.updated'] });
+      const both = await createEndpoint(svc, app, { url: receiver.url('/both'), eventTypes: ['user.deleted', 'authenticators.updated'] });
+      await createEndpoint(svc, app, { url: receiver.url('/users'), eventTypes: ['user.deleted'] });
+      await createEndpoint(svc, app, { url: receiver.url('/off'), eventTypes: ['authenticators.updated'], enabled: false });
+      await createEndpoint(svc, other, { url: receiver.url('/other-app'), eventTypes: ['authenticators.updated'] });
+      const call = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
+
+      expect((await call('/authenticators/add', { aaGuids: [KEYS.trusted, KEYS.other.toUpperCase(), KEYS.trusted], isAllowed: true })).status).toBe(204);
+      expect((await call('/authenticators/add', { aaGuids: [KEYS.other], isAllowed: false })).status).toBe(204);
+      expect((await call('/authenticators/remove', { aaGuids: [KEYS.other, KEYS.trusted, KEYS.unknown] })).status).toBe(204);
+      // What changes nothing reports nothing: a removal of what no list holds, a refused addition.
+      expect((await call('/authenticators/remove', { aaGuids: [KEYS.trusted] })).status).toBe(204);
+      expectProblem(await call('/authenticators/add', { aaGuids: [KEYS.unknown], isAllowed: true }), 400, 'unknown_authenticator');
+
+      await svc.services.webhookWorker.drain();
+      const at = (path: string) => receiver.received.filter((w) => w.path === path);
+      const expected = [
+        { change: 'allowed', aaGuids: [KEYS.trusted, KEYS.other] },
+        { change: 'blocked', aaGuids: [KEYS.other] },
+        { change: 'removed', aaGuids: [KEYS.other, KEYS.trusted].sort() },
+      ];
+      for (const [path, key] of [['/lists', lists.secret], ['/both', both.secret]] as const) {
+        expect(typesOf(at(path))).toEqual(['authenticators.updated', 'authenticators.updated', 'authenticators.updated']);
+        for (const webhook of at(path)) expect(verifyWebhook(webhook, key)).toEqual(webhook.payload);
+        expect(at(path).map((w) => ({ ...w.payload.data, aaGuids: [...(w.payload.data.aaGuids as string[])].sort() }))).toEqual(
+          expected.map((e) => ({ ...e, aaGuids: [...e.aaGuids].sort() })),
+        );
+      }
+      expect(receiver.received.filter((w) => !['/lists', '/both'].includes(w.path))).toEqual([]);
+    } finally {
+      pki.remove();
+    }
+  });
+
+  describe('magic_link.sent, for mail that went out', () => {
+    let smtp: TestSmtpServer;
+    let gate: SmtpGate;
+    beforeEach(async () => {
+      smtp = await startSmtpServer();
+      gate = await startSmtpGate(smtp.port);
+      await svc.close();
+      svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, SMTP_URL: gate.url, MAIL_FROM: 'login@passwordless.test' }, clock);
+    });
+    afterEach(async () => {
+      await gate.close();
+      await smtp.stop();
+    });
+
+    const sendLink = (on: Running, app: TestApp, userId: string) =>
+      on.http.post('/magic-links/send').set('ApiSecret', app.apiSecret).send({ emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId });
+    const deliveryLog = async (app: TestApp, id: string) => (await svc.http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret)).body as { eventType: string; state: string }[];
+
+    it('is not sent while the mail is in flight, is sent once it went out, and never for a mail that failed', async () => {
+      const app = await newApp(svc);
+      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent', 'user.deleted'] });
+      const sent = () => receiver.received.map((w) => [w.payload.type, w.payload.data]);
+      // An event before the send, still to be sent when the send is in flight.
+      expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u0' })).status).toBe(204);
+
+      // The SMTP server has the mail; the service has not heard so yet: what came before goes, the send's event waits.
+      gate.holdReplies = true;
+      const pending = sendLink(svc, app, 'u1').then((res) => res);
+      await smtp.nextMailTo('admin@example.com');
+      await svc.services.webhookWorker.drain();
+      expect(sent()).toEqual([['user.deleted', { userId: 'u0' }]]);
+      gate.release();
+      expect((await pending).status).toBe(204);
+      await svc.services.webhookWorker.drain();
+      expect(sent()).toEqual([
+        ['user.deleted', { userId: 'u0' }],
+        ['magic_link.sent', { userId: 'u1' }],
+      ]);
+      for (const webhook of receiver.received) expect(verifyWebhook(webhook, endpoint.secret)).toEqual(webhook.payload);
+
+      // SMTP down: the send fails, and nothing says it went out, even once any hold has run out.
+      await smtp.stop();
+      expectProblem(await sendLink(svc, app, 'u2'), 502, 'mail_delivery_failed');
+      clock.now += MAGIC_LINK_SENT_HOLD_MS + 1;
+      await svc.services.webhookWorker.drain();
+      expect(receiver.received).toHaveLength(2);
+      expect((await deliveryLog(app, endpoint.id)).map((d) => [d.eventType, d.state])).toEqual([
+        ['magic_link.sent', 'delivered'],
+        ['user.deleted', 'delivered'],
+      ]);
+    });
+
+    it('is sent for a mail that went out though the service that sent it never heard back, once its hold runs out', async () => {
+      const app = await newApp(svc);
+      const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent'] });
+      gate.holdReplies = true;
+      const stuck = sendLink(svc, app, 'u1').then((res) => res);
+      await smtp.nextMailTo('admin@example.com');
+
+      // Another process on the database (what a restart after a crash here would be) sends it once the hold runs out.
+      const restarted = await serviceOn(database, LOOPBACK_ALLOWED, clock);
+      try {
+        clock.now += MAGIC_LINK_SENT_HOLD_MS - 1;
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received).toEqual([]);
+        clock.now += 1;
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received.map((w) => [w.payload.type, w.payload.data])).toEqual([['magic_link.sent', { userId: 'u1' }]]);
+        expect(verifyWebhook(receiver.received[0], endpoint.secret)).toEqual(receiver.received[0].payload);
+
+        // The first service hears back after all: nothing is sent twice.
+        gate.release();
+        expect((await stuck).status).toBe(204);
+        await svc.services.webhookWorker.drain();
+        await restarted.services.webhookWorker.drain();
+        expect(receiver.received).toHaveLength(1);
+      } finally {
+        await restarted.close();
+      }
+    });
   });
 
   it('keeps what a receiver that is down misses, and delivers it all in order once it is back, on the backoff schedule', async () => {
@@ -389,5 +519,32 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(later.signatures).toHaveLength(1);
     expect(verifyWebhook(later, rotated.body.secret)).toEqual(later.payload);
     expect(() => verifyWebhook(later, endpoint.secret)).toThrow();
+  });
+
+  it('moves its secrets to a new key-encryption key with token-keys rewrap, dropping a previous secret past its day', async () => {
+    const [first, second] = ['11'.repeat(32), '22'.repeat(32)];
+    const keks = { first: parseKeyEncryptionKey(first)!, second: parseKeyEncryptionKey(second)! };
+    await svc.close();
+    svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: first }, clock);
+    const app = await newApp(svc);
+    const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    const rotated = await svc.http.post('/webhooks/rotate-secret').set('ApiSecret', app.apiSecret).send({ id: endpoint.id });
+    expect(rotated.status).toBe(200);
+    clock.now += 86_400_001;
+
+    const rotation = { current: keks.second, previous: [keks.first] };
+    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 1, unchanged: 0, cleared: 1, unreadable: [] });
+    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 0, unchanged: 1, cleared: 0, unreadable: [] });
+
+    // The first key gone, the endpoint signs with its current secret alone.
+    await svc.close();
+    svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: second }, clock);
+    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await svc.services.webhookWorker.drain();
+    const [webhook] = receiver.received;
+    expect(webhook.signatures).toHaveLength(1);
+    expect(verifyWebhook(webhook, rotated.body.secret)).toEqual(webhook.payload);
+    const listed = (await svc.http.get('/webhooks/list').set('ApiSecret', app.apiSecret)).body;
+    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, previousSecretExpiresAt: null })]);
   });
 });

@@ -138,7 +138,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
     logger,
   );
-  const webhooks = new WebhookEndpointService(db, config.webhooks, config.tokenKeyEncryption, caches.changed, now, options.webhooks?.lookup);
+  const webhooks = new WebhookEndpointService(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, now, options.webhooks?.lookup);
   const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
     // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
     pollIntervalMs: config.webhookWorker ? 1000 : 0,

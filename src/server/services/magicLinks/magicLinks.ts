@@ -11,10 +11,19 @@ import { magicLinkMessage } from './magicLinkMessage';
 import { fillLinkTemplate, linkTemplateProblem } from './linkTemplate';
 import { MAX_TOKEN_LIFETIME_MS, humanizeSeconds, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { NewWebhookDelivery } from '../../store';
 
 const DEFAULT_TTL_SECONDS = 3600;
 const QUOTA_WINDOW_MS = 30 * 86_400_000;
+
+/**
+ * How long a `magic_link.sent` delivery is held when the process that mails the link does not
+ * release it (it died between the mail and the release): longer than a send can take (the SMTP
+ * transport's timeouts are 10 s to connect, 10 s for the greeting and 30 s of silence per step),
+ * so a mail that fails has its delivery deleted before this runs out.
+ */
+export const MAGIC_LINK_SENT_HOLD_MS = 10 * 60_000;
 
 /** An absolute http(s) URL with the `$TOKEN` placeholder (exact case: it is what gets replaced); see linkTemplate.ts. */
 const urlTemplate = () =>
@@ -62,7 +71,9 @@ export class MagicLinkService {
         title: `Because your application has been created less than ${humanizeSeconds(this.newAppPeriodSeconds)} ago, you can only request magic links to the admin email address.`,
       });
     }
-    const sendId = await this.reserve(appId, app.magicLinkEmailMonthlyQuota);
+    // The webhook is written held with the send's quota row, before the mail; see reserve().
+    const deliveries = await this.webhooks?.deliveriesFor(appId, 'magic_link.sent', { userId: input.userId });
+    const sendId = await this.reserve(appId, app.magicLinkEmailMonthlyQuota, deliveries);
 
     const ttlSeconds = input.timeToLive ?? DEFAULT_TTL_SECONDS;
     const token = await this.tokens.issue(
@@ -90,32 +101,56 @@ export class MagicLinkService {
     try {
       await this.mailer.send(magicLinkMessage(input.emailAddress, link, ttlSeconds));
     } catch (error) {
-      await this.db.dispatchedEmail.deleteMany({ where: { id: sendId } }); // not sent, so not counted
+      await this.unreserve(sendId, deliveries); // not sent, so neither counted nor reported
       // The error's message may quote the server's reply; its codes say enough and carry no token.
       const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
       this.logger.warn({ tenant: appId, mailer: this.mailer.kind, code, responseCode, command }, 'magic link mail delivery failed');
       throw new ApiError('mail_delivery_failed');
     }
     this.events.record(appId, { type: 'ApiUserMagicLinkCreated', message: 'Sent a magic link.', subject: input.userId, performedBy: input.userId });
-    // Once the mail is gone (there is nothing to report before); neither the address nor the link.
-    await this.webhooks?.enqueue(appId, 'magic_link.sent', { userId: input.userId }).catch((error: unknown) => {
-      this.logger.warn({ tenant: appId, err: { name: (error as Error).name } }, 'magic_link.sent webhook not written');
-    });
+    await this.release(appId, deliveries);
+  }
+
+  /** The mail is gone: its held `magic_link.sent` deliveries are due now. Should this fail, the hold running out sends them. */
+  private async release(appId: string, deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
+    if (!deliveries) return;
+    try {
+      await this.db.webhookDelivery.updateMany({ where: unclaimed(deliveries), data: { nextAttemptAt: new Date(this.now()) } });
+      this.webhooks?.written(deliveries);
+    } catch (error) {
+      this.logger.warn({ tenant: appId, err: { name: (error as Error).name } }, 'magic_link.sent webhook left held until its hold runs out');
+    }
+  }
+
+  /** The send did not happen (over the quota, or the mail failed): its quota row and its held deliveries go together. */
+  private async unreserve(sendId: string, deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
+    await this.db.$transaction([this.db.dispatchedEmail.deleteMany({ where: { id: sendId } }), ...(deliveries ? [this.db.webhookDelivery.deleteMany({ where: unclaimed(deliveries) })] : [])]);
   }
 
   /**
    * Counts this send against the quota before mailing: insert, then count the window. Over the
    * quota, the row goes again and the answer is 429 with when a slot frees up. Two racing sends at
    * the edge may both be refused, never both let through.
+   *
+   * The send's `magic_link.sent` deliveries are written in the same transaction, held (due only
+   * after MAGIC_LINK_SENT_HOLD_MS): written after the mail instead, a crash or a database error
+   * between the two would lose the event of a mail that went out; due at once, a receiver could
+   * hear of a mail that then fails. Once the mail is gone they are released (due now); if it
+   * fails they are deleted with the quota row; if the process dies in between, the hold runs out
+   * and they are sent, the mail having most likely gone. While held, each is its endpoint's oldest
+   * pending delivery, so what the app reports to that endpoint meanwhile waits behind it, in order.
    */
-  private async reserve(appId: string, quota: number): Promise<string> {
+  private async reserve(appId: string, quota: number, deliveries: NewWebhookDelivery[] | undefined): Promise<string> {
     const id = randomUUID();
     const now = this.now();
     const since = new Date(now - QUOTA_WINDOW_MS);
-    await this.db.dispatchedEmail.create({ data: { id, tenant: appId, createdAt: new Date(now) } });
+    await this.db.$transaction([
+      this.db.dispatchedEmail.create({ data: { id, tenant: appId, createdAt: new Date(now) } }),
+      ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries, now + MAGIC_LINK_SENT_HOLD_MS) })] : []),
+    ]);
     const sent = await this.db.dispatchedEmail.count({ where: { tenant: appId, createdAt: { gt: since } } });
     if (sent <= quota) return id;
-    await this.db.dispatchedEmail.deleteMany({ where: { id } });
+    await this.unreserve(id, deliveries);
     // A slot frees up when the oldest sends beyond the quota leave the window.
     const others = sent - 1;
     const freeing = quota > 0 ? await this.db.dispatchedEmail.findFirst({ where: { tenant: appId, createdAt: { gt: since } }, orderBy: { createdAt: 'asc' }, skip: others - quota, select: { createdAt: true } }) : null;
@@ -131,3 +166,6 @@ export class MagicLinkService {
     await this.db.dispatchedEmail.deleteMany({ where: { createdAt: { lte: new Date(this.now() - QUOTA_WINDOW_MS) } } });
   }
 }
+
+/** Held deliveries no worker has touched: a hold that ran out may have let one be claimed or sent, and what was sent stays on record. */
+const unclaimed = (deliveries: NewWebhookDelivery[]) => ({ id: { in: deliveries.map((d) => d.id) }, state: 'pending', attempts: 0, leaseUntil: null });

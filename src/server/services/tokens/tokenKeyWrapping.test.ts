@@ -41,4 +41,10 @@ describe('token key wrapping', () => {
     expect(storableKeyMaterial(material, { current: undefined, previous: [] }, 'app1', 7)).toBe(material);
     expect(wrappingKeyIdOf(storableKeyMaterial(material, { current, previous: [] }, 'app1', 7))).toBe(current.id);
   });
+
+  it('opens rows wrapped before the sealing was shared with webhook secrets (same prefix and additional data)', () => {
+    const fixed = parseKeyEncryptionKey('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff')!;
+    const stored = 'kek1:58bef76e:wlUG5v8fI-nVQW8uLGH7MecDtWjXJWmYUQLKFg__rEPDnPiKtx84YacZ67S9srNWVtvTY2G6dHEuyA42';
+    expect(unwrapKeyMaterial(stored, { current: fixed, previous: [] }, 'app1', 7)).toBe('q83vEjRWeJASNFZ4kBI0VniQEjRWeJASNFZ4kBI0Vng=');
+  });
 });

@@ -1,17 +1,11 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { openWithKeyEncryptionKey, sealWithKeyEncryptionKey, sealingKeyIdOf } from '../../core/keyEncryptionKeySealing';
 import type { KeyEncryptionKey } from '../../core/parseKeyEncryptionKey';
 
 // Token keys (TokenKey.keyMaterial) are what every token's MAC key is derived from, so whoever
-// reads them can mint tokens. With TOKEN_KEY_ENCRYPTION_KEY set they are stored wrapped:
-// AES-256-GCM (node:crypto) with a random 96-bit nonce, the key's app and id as additional data (a
-// wrapped key moved to another row does not open), and the id of the key-encryption key in front,
-// so that a rotation can tell which key opens a row. GCM rather than AES key wrap (RFC 3394):
-// node:crypto has both, but only GCM takes additional data. Rows written without a
-// key-encryption key are plain base64 and are still read, so an existing database keeps working.
-
-const PREFIX = 'kek1:';
-const NONCE_BYTES = 12;
-const TAG_BYTES = 16;
+// reads them can mint tokens. With TOKEN_KEY_ENCRYPTION_KEY set they are stored wrapped
+// (core/keyEncryptionKeySealing.ts), the key's app and id in the additional data, so a wrapped key
+// moved to another row does not open. Rows written without a key-encryption key are plain base64
+// and are still read, so an existing database keeps working.
 
 /** The configured key-encryption keys: the current one wraps (none: plain), every one unwraps. */
 export interface TokenKeyEncryption {
@@ -21,21 +15,15 @@ export interface TokenKeyEncryption {
 
 export const NO_TOKEN_KEY_ENCRYPTION: TokenKeyEncryption = { current: undefined, previous: [] };
 
-const additionalData = (tenant: string, keyId: number) => Buffer.from(`passwordless-selfhost token key ${tenant}:${keyId}`);
+/** Names what is sealed: byte for byte what rows already in databases were sealed with. */
+const purpose = (tenant: string, keyId: number) => `token key ${tenant}:${keyId}`;
 
 /** The id of the key-encryption key a stored value is wrapped with; undefined for a plain one. */
-export function wrappingKeyIdOf(stored: string): string | undefined {
-  if (!stored.startsWith(PREFIX)) return undefined;
-  return stored.slice(PREFIX.length).split(':')[0];
-}
+export const wrappingKeyIdOf = sealingKeyIdOf;
 
 /** `material` (base64, as generated) wrapped with `kek` for the row (tenant, keyId). */
 export function wrapKeyMaterial(material: string, kek: KeyEncryptionKey, tenant: string, keyId: number): string {
-  const nonce = randomBytes(NONCE_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', kek.key, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(additionalData(tenant, keyId));
-  const sealed = Buffer.concat([nonce, cipher.update(Buffer.from(material, 'base64')), cipher.final(), cipher.getAuthTag()]);
-  return `${PREFIX}${kek.id}:${sealed.toString('base64url')}`;
+  return sealWithKeyEncryptionKey(Buffer.from(material, 'base64'), kek, purpose(tenant, keyId));
 }
 
 /**
@@ -44,20 +32,8 @@ export function wrapKeyMaterial(material: string, kek: KeyEncryptionKey, tenant:
  * (altered, or moved from another row).
  */
 export function unwrapKeyMaterial(stored: string, encryption: TokenKeyEncryption, tenant: string, keyId: number): string | undefined {
-  const kekId = wrappingKeyIdOf(stored);
-  if (kekId === undefined) return stored;
-  const kek = [encryption.current, ...encryption.previous].find((k) => k?.id === kekId);
-  if (!kek) return undefined;
-  const sealed = Buffer.from(stored.slice(PREFIX.length + kekId.length + 1), 'base64url');
-  if (sealed.length <= NONCE_BYTES + TAG_BYTES) return undefined;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', kek.key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
-    decipher.setAAD(additionalData(tenant, keyId));
-    decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)), decipher.final()]).toString('base64');
-  } catch {
-    return undefined;
-  }
+  if (wrappingKeyIdOf(stored) === undefined) return stored;
+  return openWithKeyEncryptionKey(stored, [encryption.current, ...encryption.previous], purpose(tenant, keyId))?.toString('base64');
 }
 
 /** How a new token key is stored: wrapped with the current key-encryption key, else plain. */

@@ -6,6 +6,8 @@ import type { WebhookDestinationPolicy } from '../../core/config';
 import { ciObject, looseBoolean } from '../../core/validation';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../../core/webhookEventTypes';
 import type { Db } from '../../store';
+import { lockAppRow } from '../../store/lockAppRow';
+import type { Provider } from '../../store/migrate';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { newWebhookSecret } from './newWebhookSecret';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
@@ -75,6 +77,8 @@ const VIEW_FIELDS = { id: true, url: true, eventTypes: true, description: true, 
 export class WebhookEndpointService {
   constructor(
     private readonly db: Db,
+    /** Which database: the count that keeps the limit locks the app's row first on PostgreSQL. */
+    private readonly provider: Provider,
     private readonly policy: WebhookDestinationPolicy,
     private readonly encryption: TokenKeyEncryption,
     /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
@@ -98,7 +102,9 @@ export class WebhookEndpointService {
     const id = `ep_${randomBytes(12).toString('hex')}`;
     const secret = newWebhookSecret();
     const row = await this.db.$transaction(async (tx) => {
-      // Counted in the transaction that adds one; SQLite runs these one at a time.
+      // Counted in the transaction that adds one, behind a lock on the app's row: creates for one
+      // app take turns, so concurrent ones cannot all find room.
+      await lockAppRow(tx, this.provider, appId);
       if ((await tx.webhookEndpoint.count({ where: { tenant: appId } })) >= MAX_WEBHOOK_ENDPOINTS) {
         throw new ApiError('webhook_limit_reached', { detail: `An app may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.` });
       }

@@ -73,11 +73,6 @@ export class WebhookOutbox {
     for (const listener of this.listeners) listener();
   }
 
-  /** For an event no other write goes with (a magic link's verify): its deliveries on their own. */
-  async enqueue(appId: string, type: WebhookEventType, data: WebhookData): Promise<void> {
-    await this.writeAlone(await this.deliveriesFor(appId, type, data));
-  }
-
   /** Deliveries already built, written in a transaction of their own. */
   async writeAlone(deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
     if (deliveries === undefined || deliveries.length === 0) return;
@@ -101,7 +96,11 @@ export class WebhookOutbox {
   }
 }
 
-/** Deliveries as Prisma writes them, for a change made through Prisma (in its transaction). */
-export function rowsOf(deliveries: NewWebhookDelivery[]) {
-  return deliveries.map((d) => ({ ...d, createdAt: new Date(d.createdAt), nextAttemptAt: new Date(d.createdAt) }));
+/**
+ * Deliveries as Prisma writes them, for a change made through Prisma (in its transaction): due at
+ * once, or held until `notBefore` (epoch ms) when what they report is not done yet when they are
+ * written (a magic link's mail).
+ */
+export function rowsOf(deliveries: NewWebhookDelivery[], notBefore?: number) {
+  return deliveries.map((d) => ({ ...d, createdAt: new Date(d.createdAt), nextAttemptAt: new Date(notBefore ?? d.createdAt) }));
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { parseKeyEncryptionKey } from '../../core/parseKeyEncryptionKey';
 import { newWebhookSecret } from './newWebhookSecret';
 import { openWebhookSecret, sealWebhookSecret } from './webhookSecretSealing';
 
@@ -31,4 +32,11 @@ describe('webhook secrets at rest', () => {
     expect(openWebhookSecret(sealed, { current: kek('b2'), previous: [] }, 'app', 'wh1')).toBeUndefined();
     expect(openWebhookSecret(`${sealed.slice(0, -4)}AAAA`, { current, previous: [] }, 'app', 'wh1')).toBeUndefined();
   });
+
+  it('open secrets sealed before the sealing was shared with token keys (same prefix and additional data)', () => {
+    const fixed = parseKeyEncryptionKey('00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff')!;
+    const stored = 'kek1:58bef76e:oY4l28-q5g_Ua1PrMeH2rZmhcZHZZKGG4ZoVRwgJEv73ifOOVCfd2VU3A_pVV5lU6YFGpfWSlS1AByemwasj0bRy';
+    expect(openWebhookSecret(stored, { current: fixed, previous: [] }, 'app1', 'ep_0123456789abcdef01234567')).toBe('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
+  });
 });
+
