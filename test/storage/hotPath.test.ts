@@ -71,6 +71,36 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
     });
 
+    it('issues a challenge and reads the user\'s passkeys in one call, most recently used first, only in its own tenant', async () => {
+      const [older, newer] = [credentialRow({ lastUsedAt: new Date(T0 - MINUTE) }), credentialRow({ lastUsedAt: new Date(T0) })];
+      await store.db.credential.createMany({ data: [older, newer, credentialRow({ userId: 'user-2' })] });
+      const found = await store.hot.insertChallengeAndFindUserCredentials({ id: `cf-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: 'user-1' }, 'user-1', 10);
+      expect(found).toEqual([newer, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
+      expect(await store.hot.insertChallengeAndFindUserCredentials({ id: `cf2-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: '' }, 'nobody', 10)).toEqual([]);
+      expect(await store.hot.insertChallengeAndFindUserCredentials({ id: `cf3-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: '' }, 'user-1', 1)).toHaveLength(1);
+      // Each challenge was stored whatever was found.
+      expect((await store.db.challenge.findMany({ where: { tenant }, orderBy: { id: 'asc' } })).map((c) => [c.id, c.expectedUserId])).toEqual([
+        [`cf-${tenant}`, 'user-1'],
+        [`cf2-${tenant}`, ''],
+        [`cf3-${tenant}`, ''],
+      ]);
+    });
+
+    it('consumes a challenge and reads a passkey in one call: once, only in its own tenant, the challenge consumed whether or not the passkey exists', async () => {
+      const row = credentialRow();
+      await store.db.credential.create({ data: row });
+      const challenge = (id: string) => store.db.challenge.create({ data: { id, tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: 'user-1' } });
+      await challenge(`d1-${tenant}`);
+      expect(await store.hot.deleteChallengeAndFindCredential('otherapp', 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId)).toEqual({ consumed: undefined, credential: undefined });
+      const first = await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId);
+      expect(first).toEqual({ consumed: { expectedUserId: 'user-1' }, credential: await store.hot.findCredential(tenant, row.descriptorId) });
+      expect(first.credential?.signatureCounter).toBe(5);
+      expect(await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId)).toEqual({ consumed: undefined, credential: first.credential });
+      await challenge(`d2-${tenant}`);
+      expect(await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d2-${tenant}`, T0 - 1, 'unknown')).toEqual({ consumed: { expectedUserId: 'user-1' }, credential: undefined });
+      expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
+    });
+
     it('the background sweep drops the expired challenges and redeemed tokens the hot path wrote, and keeps the rest', async () => {
       await store.hot.insertChallenge({ id: `old-${tenant}`, tenant, ceremony: 'registration', expiresAt: T0 - MINUTE, expectedUserId: null });
       await store.hot.insertChallenge({ id: `new-${tenant}`, tenant, ceremony: 'registration', expiresAt: T0 + MINUTE, expectedUserId: '' });

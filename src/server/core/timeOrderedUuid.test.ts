@@ -14,6 +14,8 @@ describe('time-ordered token ids', () => {
     const at = Date.now();
     const sameMs = Array.from({ length: 1000 }, () => timeOrderedUuid(at));
     expect(new Set(sameMs).size).toBe(1000);
+    // In the order they were made, within the millisecond too (the event log lists by (time, id)).
+    expect([...sameMs].sort()).toEqual(sameMs);
     const later = [at, at + 1, at + 1000, at + 86_400_000].map((t) => timeOrderedUuid(t));
     expect([...later].sort()).toEqual(later);
   });

@@ -26,6 +26,22 @@ export interface HotPath {
   /** The columns a sign-in needs of one credential. */
   findCredential(appId: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**
+   * insertChallenge and findUserCredentials together (signin/begin for a named user,
+   * register/begin): one statement on PostgreSQL, both at once on SQLite.
+   */
+  insertChallengeAndFindUserCredentials(challenge: ChallengeRow, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
+  /**
+   * deleteChallenge and findCredential together (signin/complete): one statement on PostgreSQL,
+   * both at once on SQLite. The challenge is consumed whether or not the credential exists.
+   */
+  deleteChallengeAndFindCredential(
+    appId: string,
+    ceremony: string,
+    id: string,
+    now: number,
+    descriptorId: string,
+  ): Promise<{ consumed: { expectedUserId: string | null } | undefined; credential: HotCredential | undefined }>;
+  /**
    * Records a verified assertion, conditional on the counter read before verifying: with a new
    * counter above zero the stored one must be lower, with zero it must still be the one read. False when
    * the condition failed (a raced or cloned authenticator) or the credential is gone.

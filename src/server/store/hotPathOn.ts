@@ -1,4 +1,5 @@
-import type { ChallengeRow, CredentialUse, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
+import type { ChallengeRow, CredentialUse, HotCredential, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
+import type { HotRead, HotWrite } from './hotStatements';
 import type { HotDriver } from './hotDriver';
 import { utcDayOf } from '../core/utcDay';
 import type { UnitStep } from './writeUnit';
@@ -31,6 +32,27 @@ export function hotPathOn(driver: HotDriver): HotPath {
     lastUsedDay: Number(row.lastUsedDay),
   });
 
+  const hotCredentialOf = (row: Record<string, unknown> | undefined): HotCredential | undefined =>
+    row && {
+      descriptorId: row.descriptorId as string,
+      userId: row.userId as string,
+      userHandle: row.userHandle as string,
+      publicKey: row.publicKey as string,
+      signatureCounter: Number(row.signatureCounter),
+      transports: row.transports as string,
+      backupEligible: driver.boolOf(row.backupEligible),
+      uvInitialized: driver.boolOf(row.uvInitialized),
+      nickname: row.nickname as string,
+      lastUsedDay: Number(row.lastUsedDay),
+    };
+
+  /** A write and an independent read: in one round trip where the driver can, else both at once. */
+  const writeThenRead = async (write: HotWrite, writeParams: Record<string, unknown>, read: HotRead, readParams: Record<string, unknown>) => {
+    if (driver.writeThenRead) return driver.writeThenRead(write, read, { ...writeParams, ...readParams });
+    const [written, rows] = await Promise.all([driver.write(write, writeParams), driver.readAll(read, readParams)]);
+    return { written: written && !('changes' in written) ? written : undefined, rows };
+  };
+
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[] | undefined): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, driver)];
 
   return {
@@ -45,20 +67,15 @@ export function hotPathOn(driver: HotDriver): HotPath {
       return (await driver.readAll('findUserCredentials', { tenant: appId, userId, limit })) as { descriptorId: string; transports: string }[];
     },
     async findCredential(appId, descriptorId) {
-      const row = await driver.read('findCredential', { tenant: appId, descriptorId });
-      if (!row) return undefined;
-      return {
-        descriptorId: row.descriptorId as string,
-        userId: row.userId as string,
-        userHandle: row.userHandle as string,
-        publicKey: row.publicKey as string,
-        signatureCounter: Number(row.signatureCounter),
-        transports: row.transports as string,
-        backupEligible: driver.boolOf(row.backupEligible),
-        uvInitialized: driver.boolOf(row.uvInitialized),
-        nickname: row.nickname as string,
-        lastUsedDay: Number(row.lastUsedDay),
-      };
+      return hotCredentialOf(await driver.read('findCredential', { tenant: appId, descriptorId }));
+    },
+    async insertChallengeAndFindUserCredentials(c: ChallengeRow, userId, limit) {
+      const { rows } = await writeThenRead('insertChallenge', { ...c, expiresAt: driver.time(c.expiresAt) }, 'findUserCredentials', { tenant: c.tenant, userId, limit });
+      return rows as { descriptorId: string; transports: string }[];
+    },
+    async deleteChallengeAndFindCredential(appId, ceremony, id, now, descriptorId) {
+      const { written, rows } = await writeThenRead('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) }, 'findCredential', { tenant: appId, descriptorId });
+      return { consumed: written && { expectedUserId: (written.expectedUserId ?? null) as string | null }, credential: hotCredentialOf(rows[0]) };
     },
     async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]) {
       const params = { ...use, backupState: driver.bool(use.backupState), uvInitialized: driver.bool(use.uvInitialized), usedAt: driver.time(use.usedAt) };

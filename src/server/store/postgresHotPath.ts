@@ -2,7 +2,7 @@ import { Pool, types, type PoolClient, type QueryResult } from 'pg';
 import type { HotPath } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from './hotStatements';
+import { HOT_STATEMENTS, positionalStatement, statementSql, type HotRead, type HotStatement, type HotWrite } from './hotStatements';
 import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
 
 /**
@@ -40,6 +40,28 @@ function guardedWithDeliveriesStatement(guarded: HotStatement): { name: string; 
     const sql = `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`;
     statement = { name: `hot_${guarded}_with_deliveries`, ...positionalStatement(sql) };
     guardedWithDeliveries.set(guarded, statement);
+  }
+  return statement;
+}
+
+/**
+ * A write and an independent read as one statement: the write as a data-modifying CTE (it runs
+ * once, whatever the read finds; both see the snapshot before it, and they touch different rows).
+ * A write without RETURNING heads the read as it is; one with RETURNING comes back as JSON beside
+ * each row the read finds (or one row of nulls, `__found` null, when it finds none).
+ */
+const writesThenReads = new Map<string, { name: string; text: string; names: string[]; returning: boolean }>();
+function writeThenReadStatement(write: HotWrite, read: HotRead): { name: string; text: string; names: string[]; returning: boolean } {
+  const key = `${write}+${read}`;
+  let statement = writesThenReads.get(key);
+  if (!statement) {
+    const [w, r] = [statementSql(write, 'postgresql'), statementSql(read, 'postgresql')];
+    const returning = STATEMENTS[write].returnsRows;
+    const sql = returning
+      ? `WITH "written" AS (${w}) SELECT (SELECT row_to_json("w") FROM "written" "w") AS "__written", "r".* FROM (SELECT 1) AS "one" LEFT JOIN (SELECT 1 AS "__found", "q".* FROM (${r}) AS "q") AS "r" ON true`
+      : `WITH "written" AS (${w}) ${r}`;
+    statement = { name: `hot_${write}_then_${read}`, returning, ...positionalStatement(sql) };
+    writesThenReads.set(key, statement);
   }
   return statement;
 }
@@ -124,6 +146,13 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
           client.release(broken);
         }
       }
+    },
+    async writeThenRead(write, read, params) {
+      const { name, text, names, returning } = writeThenReadStatement(write, read);
+      const { rows } = await pool.query<Record<string, unknown>>({ name, text, values: names.map((key) => params[key]) });
+      if (!returning) return { written: undefined, rows };
+      const written = (rows[0]?.__written ?? undefined) as Record<string, unknown> | undefined;
+      return { written, rows: rows.filter((row) => row.__found !== null).map(({ __written: _w, __found: _f, ...row }) => row) };
     },
     time: pgTime,
     bool: (value) => value,

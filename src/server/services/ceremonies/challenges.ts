@@ -36,6 +36,24 @@ export class ChallengeStore {
     return { challenge, expiresAt };
   }
 
+  /** A challenge issued as `issue` does, and the owner's passkeys read with it (one round trip on PostgreSQL). */
+  async issueWithCredentials(
+    appId: string,
+    ceremony: Ceremony,
+    expectedUserId: string | null,
+    owner: { userId: string; limit: number },
+  ): Promise<{ challenge: string; expiresAt: number; credentials: { descriptorId: string; transports: string }[] }> {
+    const challenge = randomBytes(32).toString('base64url');
+    const expiresAt = this.now() + this.ttlMs;
+    const credentials = await this.hot.insertChallengeAndFindUserCredentials({ id: challenge, tenant: appId, ceremony, expiresAt, expectedUserId }, owner.userId, owner.limit);
+    return { challenge, expiresAt, credentials };
+  }
+
+  /** `consume`, and the passkey that answered read with it (one round trip on PostgreSQL). */
+  async consumeWithCredential(appId: string, ceremony: Ceremony, challenge: string, credentialId: string) {
+    return this.hot.deleteChallengeAndFindCredential(appId, ceremony, challenge, this.now(), credentialId);
+  }
+
   /**
    * Succeeds exactly once per issued challenge, and only before it expires: one
    * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.

@@ -184,8 +184,7 @@ export class RegistrationService {
     const registerTokenId = registerTokenIdOf(input.token as string);
     await assertRegisterTokenUnused(this.hot, appId, registerTokenId);
 
-    const existing = await this.hot.findUserCredentials(appId, registration.userId, MAX_EXCLUDE_CREDENTIALS);
-    const { challenge, expiresAt } = await this.challenges.issue(appId, 'registration');
+    const { challenge, expiresAt, credentials: existing } = await this.challenges.issueWithCredentials(appId, 'registration', null, { userId: registration.userId, limit: MAX_EXCLUDE_CREDENTIALS });
     this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
     const session: RegistrationSession = {
       app: appId,

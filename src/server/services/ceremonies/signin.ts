@@ -66,14 +66,15 @@ export class SigninService {
     const config = await this.authConfigs.resolve(appId, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(appId, input.alias) : undefined);
-    // '' is nobody's userId: an unknown alias costs the same query as a known one.
-    const credentials = named ? await this.hot.findUserCredentials(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
+    // A named sign-in may only be answered by that user's passkey. '' is nobody's userId: an
+    // unknown alias costs the same query as a known one.
+    const { challenge, expiresAt, credentials } = named
+      ? await this.challenges.issueWithCredentials(appId, 'authentication', userId ?? '', { userId: userId ?? '', limit: MAX_ALLOW_CREDENTIALS })
+      : { ...(await this.challenges.issue(appId, 'authentication', null)), credentials: [] };
     const allowCredentials =
       named && credentials.length === 0
         ? decoyAllowList(await this.tokens.decoyKeyOf(appId), userId ? `user:${userId}` : `alias:${input.alias}`)
         : credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
-    // A named sign-in may only be answered by that user's passkey.
-    const { challenge, expiresAt } = await this.challenges.issue(appId, 'authentication', named ? (userId ?? '') : null);
     const session: SigninSession = {
       app: appId,
       exp: expiresAt,
@@ -99,8 +100,9 @@ export class SigninService {
   }
 
   /**
-   * Verifies an assertion in three database round trips: consume the challenge, load the
-   * credential, update its counter conditionally. Returns a `verify_` token.
+   * Verifies an assertion in two database round trips: consume the challenge and load the
+   * credential (one statement on PostgreSQL), then update its counter conditionally. Returns a
+   * `verify_` token.
    */
   async complete(appId: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
     const session = await this.tokens.open('session', input.session, appId, sessionSchema);
@@ -110,11 +112,9 @@ export class SigninService {
     const credentialId = normaliseCredentialId(response.rawId);
     if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
 
-    const consumed = await this.challenges.consume(appId, 'authentication', session.challenge);
+    const { consumed, credential } = await this.challenges.consumeWithCredential(appId, 'authentication', session.challenge, credentialId);
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
-
-    const credential = await this.hot.findCredential(appId, credentialId);
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
     if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
