@@ -13,18 +13,48 @@ export interface WebhookClaim {
   runLength: number;
 }
 
-/** What a claim took: each delivery's id and endpoint. */
+/** What a claim took: each delivery, with what sending it needs. */
 export interface ClaimedDelivery {
   id: string;
+  tenant: string;
   endpointId: string;
+  payload: string;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date;
 }
 
+const CLAIMED_COLUMNS = `"id", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`;
+
+/** A time as a raw query gives it back: a Date, or SQLite's stored text (`…+00:00`, or Prisma's own forms). */
+const dateOf = (value: unknown): Date => {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  const text = String(value).replace(' ', 'T');
+  return new Date(/(Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text}Z`);
+};
+const claimedOf = (row: Record<string, unknown>): ClaimedDelivery => ({
+  id: row.id as string,
+  tenant: row.tenant as string,
+  endpointId: row.endpointId as string,
+  payload: row.payload as string,
+  attempts: Number(row.attempts),
+  createdAt: dateOf(row.createdAt),
+  nextAttemptAt: dateOf(row.nextAttemptAt),
+});
+
 /**
- * Each endpoint's oldest pending delivery: only it may be sent first, so an endpoint gets its
- * deliveries in order and one at a time. One probe of the (endpointId, state, createdAt) index per
- * endpoint.
+ * Each endpoint's oldest pending delivery, if it is due and not held: only it may be sent first, so
+ * an endpoint gets its deliveries in order and one at a time. Driven from the endpoints: one probe
+ * of the (endpointId, state, createdAt) index per endpoint and one primary-key read. (Written as
+ * `id IN (heads) AND state = 'pending' AND nextAttemptAt <= now`, SQLite walked the
+ * (state, nextAttemptAt) index over every due delivery instead: a round's cost grew with the backlog.)
  */
-const HEADS = `SELECT (SELECT h."id" FROM "WebhookDelivery" h WHERE h."endpointId" = e."id" AND h."state" = 'pending' ORDER BY h."createdAt", h."id" LIMIT 1) FROM "WebhookEndpoint" e`;
+const dueHeads = (now: string, limit: number) =>
+  `SELECT c."id" FROM "WebhookEndpoint" e
+     JOIN "WebhookDelivery" c ON c."id" = (SELECT h."id" FROM "WebhookDelivery" h WHERE h."endpointId" = e."id" AND h."state" = 'pending' ORDER BY h."createdAt", h."id" LIMIT 1)
+   WHERE c."nextAttemptAt" <= ${now} AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= ${now})
+   ORDER BY c."nextAttemptAt" LIMIT ${limit}`;
 
 /**
  * Claims, for up to `limit` endpoints whose oldest pending delivery is due, a run of their pending
@@ -49,17 +79,13 @@ export async function claimWebhookDeliveries(db: Db, provider: Provider, claim: 
   const at = postgres ? (n: number) => `CAST($${n} AS timestamp(3))` : () => '?';
   const [leaseUntil, now] = [time(claim.leaseUntil), time(claim.now)];
 
-  const heads = await db.$queryRawUnsafe<ClaimedDelivery[]>(
+  const heads = await db.$queryRawUnsafe<Record<string, unknown>[]>(
     `UPDATE "WebhookDelivery" SET "leaseUntil" = ${at(1)}, "claimedBy" = ${postgres ? '$2' : '?'}
-     WHERE "id" IN (
-       SELECT c."id" FROM "WebhookDelivery" c
-       WHERE c."id" IN (${HEADS}) AND c."state" = 'pending' AND c."nextAttemptAt" <= ${at(3)}
-         AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= ${at(3)})
-       ORDER BY c."nextAttemptAt" LIMIT ${limit}${postgres ? ' FOR UPDATE SKIP LOCKED' : ''})
-     RETURNING "id", "endpointId"`,
+     WHERE "id" IN (${dueHeads(at(3), limit)}${postgres ? ' FOR UPDATE OF c SKIP LOCKED' : ''})
+     RETURNING ${CLAIMED_COLUMNS}`,
     ...(postgres ? [leaseUntil, claim.workerId, now] : [leaseUntil, claim.workerId, now, now]),
   );
-  if (heads.length === 0 || followers === 0) return heads;
+  if (heads.length === 0 || followers === 0) return heads.map(claimedOf);
 
   // Per endpoint, the pending deliveries after its head, oldest first (one index range each).
   const runs = heads.map(
@@ -68,11 +94,11 @@ export async function claimWebhookDeliveries(db: Db, provider: Provider, claim: 
          AND (f."leaseUntil" IS NULL OR f."leaseUntil" <= ${at(3)}) ORDER BY f."createdAt", f."id" LIMIT ${followers}) r${i}`,
   );
   const endpointIds = heads.map((h) => h.endpointId);
-  const following = await db.$queryRawUnsafe<ClaimedDelivery[]>(
+  const following = await db.$queryRawUnsafe<Record<string, unknown>[]>(
     `UPDATE "WebhookDelivery" SET "leaseUntil" = ${at(1)}, "claimedBy" = ${postgres ? '$2' : '?'}
      WHERE "id" IN (${runs.join(' UNION ALL ')})
-     RETURNING "id", "endpointId"`,
+     RETURNING ${CLAIMED_COLUMNS}`,
     ...(postgres ? [leaseUntil, claim.workerId, now, ...endpointIds] : [leaseUntil, claim.workerId, ...endpointIds.flatMap((id) => [id, now])]),
   );
-  return [...heads, ...following];
+  return [...heads, ...following].map(claimedOf);
 }

@@ -15,6 +15,7 @@ import { openSqliteHotPath } from './sqliteHotPath';
 export type { HotPath, NewWebhookDelivery } from './hotPath';
 export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries } from './claimWebhookDeliveries';
+export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which

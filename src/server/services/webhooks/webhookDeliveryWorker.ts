@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { Webhook } from 'standardwebhooks';
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { TtlCache } from '../../core/ttlCache';
-import { claimWebhookDeliveries, type Db } from '../../store';
+import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, type Db, type WebhookAttemptRow } from '../../store';
 import type { Provider } from '../../store/migrate';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
@@ -13,6 +13,7 @@ import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookD
 import { sendWebhook, type WebhookResponse } from './sendWebhook';
 import { WebhookAgents } from './webhookAgents';
 import { openWebhookSecret } from './webhookSecretSealing';
+import { signStandardWebhook } from './signStandardWebhook';
 
 /** How an attempt ended, for the metrics. */
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'gone' | 'refused';
@@ -72,7 +73,7 @@ export class WebhookDeliveryWorker {
   private readonly batchSize: number;
   private readonly runLength: number;
   private readonly agents: WebhookAgents;
-  private readonly signers = new TtlCache<string, Webhook>({ ttlMs: 600_000, maxEntries: 1_000 });
+  private readonly signers = new TtlCache<string, KeyObject>({ ttlMs: 600_000, maxEntries: 1_000 });
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly stopping = new AbortController();
@@ -192,13 +193,10 @@ export class WebhookDeliveryWorker {
   private async round(): Promise<number> {
     const now = this.now();
     const leaseUntil = now + this.leaseMs;
-    const claimedIds = await claimWebhookDeliveries(this.db, this.provider, { now, leaseUntil, workerId: this.workerId, limit: this.batchSize, runLength: this.runLength });
-    if (claimedIds.length === 0) return 0;
-    const claimed = await this.db.webhookDelivery.findMany({
-      where: { id: { in: claimedIds.map((c) => c.id) }, claimedBy: this.workerId },
-      select: { id: true, tenant: true, endpointId: true, payload: true, attempts: true, createdAt: true, nextAttemptAt: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
+    const claimed = await claimWebhookDeliveries(this.db, this.provider, { now, leaseUntil, workerId: this.workerId, limit: this.batchSize, runLength: this.runLength });
+    if (claimed.length === 0) return 0;
+    // Each endpoint's run in order: oldest first, as it was written.
+    claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const runs = new Map<string, Claimed[]>();
     for (const delivery of claimed) {
       const run = runs.get(delivery.endpointId);
@@ -216,7 +214,7 @@ export class WebhookDeliveryWorker {
         );
       }),
     );
-    return claimedIds.length;
+    return claimed.length;
   }
 
   /**
@@ -266,7 +264,7 @@ export class WebhookDeliveryWorker {
           'user-agent': 'passwordless-selfhost-webhooks',
           'webhook-id': delivery.id,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': secrets.map((secret) => secret.sign(delivery.id, timestamp, delivery.payload)).join(' '),
+          'webhook-signature': secrets.map((key) => signStandardWebhook(key, delivery.id, timestamp, delivery.payload)).join(' '),
         },
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
@@ -291,7 +289,7 @@ export class WebhookDeliveryWorker {
   }
 
   /** The endpoint's signers: its secret, and the previous one during a rotation; undefined when its secret does not open. */
-  private secretsOf(endpoint: WebhookEndpoint, now: number): Webhook[] | undefined {
+  private secretsOf(endpoint: WebhookEndpoint, now: number): KeyObject[] | undefined {
     const current = this.signer(endpoint.secret, endpoint);
     if (!current) return undefined;
     const rotating = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > now;
@@ -299,14 +297,15 @@ export class WebhookDeliveryWorker {
     return previous ? [current, previous] : [current];
   }
 
-  /** Opening a sealed secret is an AES-GCM decryption; its signer is kept per stored value (a rotation stores a new one). */
-  private signer(stored: string, endpoint: WebhookEndpoint): Webhook | undefined {
+  /** Opening a sealed secret is an AES-GCM decryption; its HMAC key is kept per stored value (a rotation stores a new one). */
+  private signer(stored: string, endpoint: WebhookEndpoint): KeyObject | undefined {
     const key = `${endpoint.tenant}:${endpoint.id}:${stored}`;
     const cached = this.signers.get(key);
     if (cached) return cached;
     const secret = openWebhookSecret(stored, this.encryption, endpoint.tenant, endpoint.id);
     if (secret === undefined) return undefined;
-    const signer = new Webhook(secret);
+    // `whsec_` and the base64 of the key's bytes, as Standard Webhooks writes a secret.
+    const signer = createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
     this.signers.set(key, signer);
     return signer;
   }
@@ -331,27 +330,21 @@ export class WebhookDeliveryWorker {
     if (delivered.length === 0) return;
     const now = this.now();
     const tenant = delivered[0].delivery.tenant;
-    const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant, deliveryId: delivery.id, at: new Date(now), status: response.status, error: null, durationMs: response.durationMs }));
+    const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant, deliveryId: delivery.id, at: now, status: response.status, error: null, durationMs: response.durationMs }));
     await this.writeAttempts(attempts);
     const byStatus = new Map<number, string[]>();
     for (const { delivery, response } of delivered) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), delivery.id]);
-    for (const [status, ids] of byStatus) {
-      await this.db.webhookDelivery.updateMany({
-        where: { id: { in: ids }, tenant, claimedBy: this.workerId },
-        data: { state: 'delivered', attempts: { increment: 1 }, lastStatus: status, lastError: null, leaseUntil: null, claimedBy: null },
-      });
-    }
+    for (const [status, ids] of byStatus) await markWebhookDeliveriesDelivered(this.db, this.provider, tenant, this.workerId, status, ids);
     for (const _ of delivered) this.report('delivered');
   }
 
   /** Attempt rows; one whose delivery is gone meanwhile (its endpoint was deleted) is left out. */
-  private async writeAttempts(attempts: { id: string; tenant: string; deliveryId: string; at: Date; status: number | null; error: string | null; durationMs: number }[]): Promise<void> {
+  private async writeAttempts(attempts: WebhookAttemptRow[]): Promise<void> {
     try {
-      await this.db.webhookAttempt.createMany({ data: attempts });
+      await insertWebhookAttempts(this.db, this.provider, attempts);
     } catch {
       const existing = new Set((await this.db.webhookDelivery.findMany({ where: { id: { in: attempts.map((a) => a.deliveryId) }, tenant: attempts[0].tenant }, select: { id: true } })).map((d) => d.id));
-      const kept = attempts.filter((a) => existing.has(a.deliveryId));
-      if (kept.length > 0) await this.db.webhookAttempt.createMany({ data: kept });
+      await insertWebhookAttempts(this.db, this.provider, attempts.filter((a) => existing.has(a.deliveryId)));
     }
   }
 
@@ -360,12 +353,12 @@ export class WebhookDeliveryWorker {
     const attempts = delivery.attempts + 1;
     const status = 'status' in response ? response.status : null;
     const error = 'error' in response ? response.error : null;
-    const attempt = { id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: new Date(now), status, error, durationMs: response.durationMs };
+    const attempt: WebhookAttemptRow = { id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: now, status, error, durationMs: response.durationMs };
     const common = { attempts, lastStatus: status, lastError: error, leaseUntil: null, claimedBy: null };
     if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending to it at all.
       await this.db.$transaction(async (tx) => {
-        await tx.webhookAttempt.create({ data: attempt });
+        await tx.webhookAttempt.create({ data: { ...attempt, at: new Date(attempt.at) } });
         await tx.webhookDelivery.updateMany({ where: { id: delivery.id, tenant: delivery.tenant, claimedBy: this.workerId }, data: { ...common, state: 'failed' } });
         await tx.webhookEndpoint.updateMany({ where: { id: endpointId, tenant: delivery.tenant }, data: { enabled: false, disabledReason: `The receiver answered 410 Gone on ${new Date(now).toISOString()}.` } });
         await tx.webhookDelivery.updateMany({ where: { endpointId, tenant: delivery.tenant, state: 'pending' }, data: { state: 'failed', lastError: 'the endpoint was disabled (410 Gone)', leaseUntil: null, claimedBy: null } });
@@ -387,13 +380,13 @@ export class WebhookDeliveryWorker {
    * The deliveries' new state, then the attempts of those this worker still held (plain statements,
    * as in recordDelivered; a crash between the two loses an attempt's log line, not a delivery).
    */
-  private async finishMany(deliveries: Claimed[], data: Record<string, unknown>, attempts: { deliveryId: string }[]): Promise<void> {
+  private async finishMany(deliveries: Claimed[], data: Record<string, unknown>, attempts: WebhookAttemptRow[]): Promise<void> {
     const tenant = deliveries[0].tenant;
     const held = (await this.db.webhookDelivery.findMany({ where: { id: { in: deliveries.map((d) => d.id) }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id);
     if (held.length === 0) return;
     const { count } = await this.db.webhookDelivery.updateMany({ where: { id: { in: held }, tenant, claimedBy: this.workerId }, data });
     const kept = attempts.filter((a) => held.includes(a.deliveryId));
-    if (count > 0 && kept.length > 0) await this.writeAttempts(kept as never);
+    if (count > 0 && kept.length > 0) await this.writeAttempts(kept);
   }
 }
 
