@@ -9,42 +9,34 @@ const changesOf = (result: unknown): number => (result as { changes?: number } |
 
 /** The hot path on a driver: the same statements, encodings and units on either database. */
 export function hotPathOn(driver: HotDriver): HotPath {
-  const credentialOf = (row: Record<string, unknown>): StoredCredential => ({
+  /** The columns a sign-in reads (findCredential). */
+  const hotColumnsOf = (row: Record<string, unknown>): HotCredential => ({
     descriptorId: row.descriptorId as string,
     userId: row.userId as string,
     userHandle: row.userHandle as string,
     publicKey: row.publicKey as string,
     signatureCounter: Number(row.signatureCounter),
+    transports: row.transports as string,
+    backupEligible: driver.boolOf(row.backupEligible),
+    uvInitialized: driver.boolOf(row.uvInitialized),
+    nickname: row.nickname as string,
+    lastUsedDay: Number(row.lastUsedDay),
+  });
+  const hotCredentialOf = (row: Record<string, unknown> | undefined): HotCredential | undefined => row && hotColumnsOf(row);
+  /** Every column (credentials/list). */
+  const credentialOf = (row: Record<string, unknown>): StoredCredential => ({
+    ...hotColumnsOf(row),
     attestationFmt: row.attestationFmt as string,
     aaGuid: row.aaGuid as string,
-    transports: row.transports as string,
     rpid: row.rpid as string,
     origin: row.origin as string,
     country: row.country as string,
     device: row.device as string,
-    nickname: row.nickname as string,
-    backupEligible: driver.boolOf(row.backupEligible),
     backupState: driver.boolOf(row.backupState),
     isDiscoverable: row.isDiscoverable === null ? null : driver.boolOf(row.isDiscoverable),
-    uvInitialized: driver.boolOf(row.uvInitialized),
     createdAt: driver.timeOf(row.createdAt),
     lastUsedAt: driver.timeOf(row.lastUsedAt),
-    lastUsedDay: Number(row.lastUsedDay),
   });
-
-  const hotCredentialOf = (row: Record<string, unknown> | undefined): HotCredential | undefined =>
-    row && {
-      descriptorId: row.descriptorId as string,
-      userId: row.userId as string,
-      userHandle: row.userHandle as string,
-      publicKey: row.publicKey as string,
-      signatureCounter: Number(row.signatureCounter),
-      transports: row.transports as string,
-      backupEligible: driver.boolOf(row.backupEligible),
-      uvInitialized: driver.boolOf(row.uvInitialized),
-      nickname: row.nickname as string,
-      lastUsedDay: Number(row.lastUsedDay),
-    };
 
   /** A write and an independent read: in one round trip where the driver can, else both at once. */
   const writeThenRead = async (write: HotWrite, writeParams: Record<string, unknown>, read: HotRead, readParams: Record<string, unknown>) => {

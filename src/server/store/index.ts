@@ -14,7 +14,7 @@ import { openSqliteHotPath } from './sqliteHotPath';
 
 export type { HotPath, NewWebhookDelivery } from './hotPath';
 export { providerOf, sqliteFilename } from './databaseUrl';
-export { claimWebhookDeliveries } from './claimWebhookDeliveries';
+export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
 
 /**

@@ -5,7 +5,7 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { TtlCache } from '../../core/ttlCache';
-import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, type Db, type WebhookAttemptRow } from '../../store';
+import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, type ClaimedDelivery, type Db, type WebhookAttemptRow } from '../../store';
 import type { Provider } from '../../store/migrate';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
@@ -44,15 +44,8 @@ const ATTEMPT_RETENTION_MS = 30 * 86_400_000;
 /** Time kept at the end of a lease to record the run's last attempt. */
 const LEASE_MARGIN_MS = 5_000;
 
-interface Claimed {
-  id: string;
-  tenant: string;
-  endpointId: string;
-  payload: string;
-  attempts: number;
-  createdAt: Date;
-  nextAttemptAt: Date;
-}
+/** A claimed delivery: what sending it needs. */
+type Claimed = ClaimedDelivery;
 
 /**
  * Sends the outbox: claims, per endpoint whose oldest pending delivery is due, a run of its pending
