@@ -27,22 +27,28 @@ const STATEMENTS = Object.fromEntries(
   }),
 ) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;
 
+/** Statements composed of hot statements (below), named and prepared like them, built on first use. */
+const composed = new Map<string, { name: string; text: string; names: string[] }>();
+function composedStatement(name: string, sql: () => string): { name: string; text: string; names: string[] } {
+  let statement = composed.get(name);
+  if (!statement) {
+    statement = { name, ...positionalStatement(sql()) };
+    composed.set(name, statement);
+  }
+  return statement;
+}
+
 /**
  * A guarded write and the outbox rows that report it (a sign-in, a redeemed token with webhook
  * subscribers) as one statement: the write in a data-modifying CTE, the rows inserted only if it
  * changed a row. One round trip instead of four (BEGIN, the write, the insert, COMMIT), and a
- * single statement is atomic on its own. Named and prepared like the others, on first use.
+ * single statement is atomic on its own.
  */
-const guardedWithDeliveries = new Map<HotStatement, { name: string; text: string; names: string[] }>();
-function guardedWithDeliveriesStatement(guarded: HotStatement): { name: string; text: string; names: string[] } {
-  let statement = guardedWithDeliveries.get(guarded);
-  if (!statement) {
-    const sql = `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`;
-    statement = { name: `hot_${guarded}_with_deliveries`, ...positionalStatement(sql) };
-    guardedWithDeliveries.set(guarded, statement);
-  }
-  return statement;
-}
+const guardedWithDeliveriesStatement = (guarded: HotStatement) =>
+  composedStatement(
+    `hot_${guarded}_with_deliveries`,
+    () => `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`,
+  );
 
 /**
  * A write and an independent read as one statement: the write as a data-modifying CTE (it runs
@@ -50,21 +56,13 @@ function guardedWithDeliveriesStatement(guarded: HotStatement): { name: string; 
  * A write without RETURNING heads the read as it is; one with RETURNING comes back as JSON beside
  * each row the read finds (or one row of nulls, `__found` null, when it finds none).
  */
-const writesThenReads = new Map<string, { name: string; text: string; names: string[]; returning: boolean }>();
-function writeThenReadStatement(write: HotWrite, read: HotRead): { name: string; text: string; names: string[]; returning: boolean } {
-  const key = `${write}+${read}`;
-  let statement = writesThenReads.get(key);
-  if (!statement) {
+const writeThenReadStatement = (write: HotWrite, read: HotRead, returning: boolean) =>
+  composedStatement(`hot_${write}_then_${read}`, () => {
     const [w, r] = [statementSql(write, 'postgresql'), statementSql(read, 'postgresql')];
-    const returning = STATEMENTS[write].returnsRows;
-    const sql = returning
+    return returning
       ? `WITH "written" AS (${w}) SELECT (SELECT row_to_json("w") FROM "written" "w") AS "__written", "r".* FROM (SELECT 1) AS "one" LEFT JOIN (SELECT 1 AS "__found", "q".* FROM (${r}) AS "q") AS "r" ON true`
       : `WITH "written" AS (${w}) ${r}`;
-    statement = { name: `hot_${write}_then_${read}`, returning, ...positionalStatement(sql) };
-    writesThenReads.set(key, statement);
-  }
-  return statement;
-}
+  });
 
 /** Whether a unit is one guarded write (no RETURNING of its own) and then its outbox rows. */
 const isGuardedWithDeliveries = (steps: UnitStep[]): boolean =>
@@ -148,7 +146,8 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
       }
     },
     async writeThenRead(write, read, params) {
-      const { name, text, names, returning } = writeThenReadStatement(write, read);
+      const returning = STATEMENTS[write].returnsRows;
+      const { name, text, names } = writeThenReadStatement(write, read, returning);
       const { rows } = await pool.query<Record<string, unknown>>({ name, text, values: names.map((key) => params[key]) });
       if (!returning) return { written: undefined, rows };
       const written = (rows[0]?.__written ?? undefined) as Record<string, unknown> | undefined;

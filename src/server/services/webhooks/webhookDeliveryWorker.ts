@@ -326,7 +326,11 @@ export class WebhookDeliveryWorker {
     const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant, deliveryId: delivery.id, at: now, status: response.status, error: null, durationMs: response.durationMs }));
     await this.writeAttempts(attempts);
     const byStatus = new Map<number, string[]>();
-    for (const { delivery, response } of delivered) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), delivery.id]);
+    for (const { delivery, response } of delivered) {
+      const ids = byStatus.get(response.status);
+      if (ids) ids.push(delivery.id);
+      else byStatus.set(response.status, [delivery.id]);
+    }
     for (const [status, ids] of byStatus) await markWebhookDeliveriesDelivered(this.db, this.provider, tenant, this.workerId, status, ids);
     for (const _ of delivered) this.report('delivered');
   }
