@@ -1,13 +1,9 @@
-import { join } from 'node:path';
 import supertest from 'supertest';
-import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/core/config';
-import { createLogger } from '../../src/server/core/logger';
-import { createServices, type Services } from '../../src/server/services';
-import { openStore } from '../../src/server/store';
+import type { Services } from '../../src/server/services';
 import type { Provider } from '../../src/server/store/migrate';
 import { expectProblem } from '../support/problems';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
+import { inProcessService, LOOPBACK_ALLOWED } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 
 warnIfPostgresSkipped();
@@ -24,18 +20,7 @@ describe.each(providers())('the webhook delivery log, redelivery, test event and
 
   beforeAll(async () => {
     database = await createTestDatabase(provider);
-    const config = loadConfig({
-      DATABASE_URL: database.url,
-      MANAGEMENT_KEY,
-      LOG_LEVEL: 'silent',
-      MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'),
-      WEBHOOK_ALLOW_INSECURE: 'true',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
-    });
-    const store = openStore(config.databaseUrl);
-    await store.migrate();
-    services = createServices(config, store, { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } });
-    http = supertest(createApp(services, createLogger('silent')));
+    ({ services, http } = await inProcessService(database, LOOPBACK_ALLOWED, { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } }));
     receiver = await startWebhookReceiver();
     const appId = uniqueAppId('whlog');
     const res = await http.post(`/admin/apps/${appId}/create`).set('ManagementKey', MANAGEMENT_KEY).send({ adminEmail: 'admin@example.com' });

@@ -1,11 +1,5 @@
-import { join } from 'node:path';
-import supertest from 'supertest';
-import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/core/config';
-import { createLogger } from '../../src/server/core/logger';
-import { createServices, type Services } from '../../src/server/services';
-import { openStore } from '../../src/server/store';
 import { MANAGEMENT_KEY, createTestDatabase, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
+import { inProcessService, LOOPBACK_ALLOWED, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 
 warnIfPostgresSkipped();
@@ -15,26 +9,13 @@ const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 onPostgres('webhooks from two replicas on one PostgreSQL database', () => {
   let database: TestDatabase;
-  let replicas: { services: Services; http: ReturnType<typeof supertest> }[];
+  let replicas: InProcessService[];
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     database = await createTestDatabase('postgresql');
     replicas = [];
-    for (let i = 0; i < 2; i++) {
-      const config = loadConfig({
-        DATABASE_URL: database.url,
-        MANAGEMENT_KEY,
-        LOG_LEVEL: 'silent',
-        MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'),
-        WEBHOOK_ALLOW_INSECURE: 'true',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1',
-      });
-      const store = openStore(config.databaseUrl);
-      await store.migrate();
-      const services = createServices(config, store, { flushIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
-      replicas.push({ services, http: supertest(createApp(services, createLogger('silent'))) });
-    }
+    for (let i = 0; i < 2; i++) replicas.push(await inProcessService(database, LOOPBACK_ALLOWED, { flushIntervalMs: 0, webhooks: { pollIntervalMs: 0 } }));
     receiver = await startWebhookReceiver();
   });
   afterAll(async () => {

@@ -1,14 +1,7 @@
-import { join } from 'node:path';
-import supertest from 'supertest';
-import { createApp } from '../../src/server/app';
-import { loadConfig } from '../../src/server/core/config';
-import { createLogger } from '../../src/server/core/logger';
 import { parseKeyEncryptionKey } from '../../src/server/core/parseKeyEncryptionKey';
 import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
-import { createServices, type ServiceOptions, type Services } from '../../src/server/services';
 import { MAGIC_LINK_SENT_HOLD_MS } from '../../src/server/services/magicLinks/magicLinks';
 import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealWebhookSecrets';
-import { openStore } from '../../src/server/store';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { KEYS, metadataEnv, testBlob, writeBlob } from '../support/metadata';
@@ -17,30 +10,19 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
 import { startSmtpGate, type SmtpGate } from '../support/smtpGate';
 import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
+import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 
 warnIfPostgresSkipped();
 
 const SUBSCRIBABLE = WEBHOOK_EVENT_TYPES.filter((t) => t !== 'webhook.test');
-/** What a local receiver needs: plain http to loopback, and loopback allowed as a destination. */
-const LOOPBACK_ALLOWED = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1/32' };
 const T0 = Date.parse('2026-11-25T12:00:00.000Z');
 
-interface Running {
-  services: Services;
-  http: ReturnType<typeof supertest>;
-  close(): Promise<void>;
-}
+type Running = InProcessService;
 
-/** The service in-process on `database` (which outlives it), with the injected clock and a worker that runs only when drained. */
-async function serviceOn(database: TestDatabase, env: Record<string, string>, clock: { now: number }): Promise<Running> {
-  const config = loadConfig({ DATABASE_URL: database.url, MANAGEMENT_KEY, LOG_LEVEL: 'silent', MAIL_FILE: join(__dirname, '..', '..', '.test-tmp', 'mail.md'), ...env });
-  const store = openStore(config.databaseUrl);
-  await store.migrate();
-  const options: ServiceOptions = { now: () => clock.now, flushIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } };
-  const services = createServices(config, store, options);
-  return { services, http: supertest(createApp(services, createLogger('silent'))), close: () => services.close() };
-}
+/** The service in-process on `database`, with the injected clock and a worker that runs only when drained. */
+const serviceOn = (database: TestDatabase, env: Record<string, string>, clock: { now: number }): Promise<Running> =>
+  inProcessService(database, env, { now: () => clock.now, flushIntervalMs: 0, webhooks: { pollIntervalMs: 0, random: () => 0.5 } });
 
 async function newApp(svc: Running, plan?: 'enterprise'): Promise<TestApp> {
   const appId = uniqueAppId('wh');
