@@ -19,10 +19,12 @@ export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAtte
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
- * carries most of the traffic on its own pool. Both open connections only when needed.
+ * carries most of the traffic on connections of its own: a few that pipeline single statements
+ * (each carries any number at once) and a pool for transactions of several statements. All open
+ * connections only when needed.
  */
 const PRISMA_POOL_MAX = 5;
-const HOT_POOL_MAX = 10;
+const HOT_CONNECTIONS = { statements: 4, units: 4 };
 
 /**
  * The model delegates the services use. Both generated clients expose the same delegates; their
@@ -87,7 +89,7 @@ export function openStore(databaseUrl: string): Store {
   // replaced on the next query; without a listener its error would be thrown at the process.
   pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
-  const hot = openPostgresHotPath(databaseUrl, HOT_POOL_MAX);
+  const hot = openPostgresHotPath(databaseUrl, HOT_CONNECTIONS);
   return {
     provider: 'postgresql',
     db: client as unknown as Db,

@@ -1,4 +1,5 @@
 import { Pool, types, type PoolClient, type QueryResult } from 'pg';
+import { openPipelinedConnections } from './pipelinedConnections';
 import type { HotPath } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
@@ -88,17 +89,21 @@ const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((er
 const UNIT_ATTEMPTS = 3;
 
 /**
- * The hot path on a pool of its own. Connections open on demand, so an idle service holds none;
- * `max` bounds what a busy one adds to Prisma's pool. A unit is one transaction on one connection.
+ * The hot path on connections of its own: every single statement (a read, a write, the composed
+ * statements above) is pipelined on a few connections (`pipelinedConnections.ts`); a unit of
+ * several statements is one transaction on a pooled connection of its own. Both open connections
+ * on demand, so an idle service holds none; `max` bounds each kind.
  */
-export function openPostgresHotPath(connectionString: string, max: number): HotPath {
-  const pool = new Pool({ connectionString, max, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
+export function openPostgresHotPath(connectionString: string, max: { statements: number; units: number }): HotPath {
+  const statements = openPipelinedConnections({ connectionString, max: max.statements, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
+  const pool = new Pool({ connectionString, max: max.units, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
   // the next statement takes a fresh connection and reports its own error if there is one.
   pool.on('error', () => undefined);
-  const run = (on: Pool | PoolClient, statement: HotStatement, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
+  const run = (on: PoolClient | undefined, statement: HotStatement, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
     const { name, text, names } = STATEMENTS[statement];
-    return on.query({ name, text, values: names.map((key) => params[key]) });
+    const config = { name, text, values: names.map((key) => params[key]) };
+    return on ? on.query(config) : statements.query(config);
   };
   const resultOf = (statement: HotStatement, result: QueryResult<Record<string, unknown>>): StatementResult =>
     STATEMENTS[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
@@ -121,14 +126,14 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
   };
 
   const driver: HotDriver = {
-    read: async (statement, params) => (await run(pool, statement, params)).rows[0],
-    readAll: async (statement, params) => (await run(pool, statement, params)).rows,
-    write: async (statement, params) => resultOf(statement, await run(pool, statement, params)),
+    read: async (statement, params) => (await run(undefined, statement, params)).rows[0],
+    readAll: async (statement, params) => (await run(undefined, statement, params)).rows,
+    write: async (statement, params) => resultOf(statement, await run(undefined, statement, params)),
     async unit(steps) {
       if (isGuardedWithDeliveries(steps)) {
         const { name, text, names } = guardedWithDeliveriesStatement(steps[0].statement as HotStatement);
         const params = { ...steps[0].params, ...steps[1].params };
-        const result = await pool.query({ name, text, values: names.map((key) => params[key]) });
+        const result = await statements.query({ name, text, values: names.map((key) => params[key]) });
         return (result.rowCount ?? 0) > 0 ? { ok: true } : { ok: false, failure: steps[0].orFail as string };
       }
       for (let attempt = 1; ; attempt++) {
@@ -148,7 +153,7 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
     async writeThenRead(write, read, params) {
       const returning = STATEMENTS[write].returnsRows;
       const { name, text, names } = writeThenReadStatement(write, read, returning);
-      const { rows } = await pool.query<Record<string, unknown>>({ name, text, values: names.map((key) => params[key]) });
+      const { rows } = await statements.query({ name, text, values: names.map((key) => params[key]) });
       if (!returning) return { written: undefined, rows };
       const written = (rows[0]?.__written ?? undefined) as Record<string, unknown> | undefined;
       return { written, rows: rows.filter((row) => row.__found !== null).map(({ __written: _w, __found: _f, ...row }) => row) };
@@ -158,6 +163,7 @@ export function openPostgresHotPath(connectionString: string, max: number): HotP
     timeOf,
     boolOf: (value) => value === true,
     async close() {
+      await statements.close();
       if (!pool.ended) await pool.end();
     },
   };
