@@ -185,8 +185,8 @@ describe.each(pairs.filter(([from]) => from === 'sqlite'))('what was written aft
     const target = await createTestDatabase(to);
     try {
       const app = await svc.createApp();
-      const { userId } = await registerPasskey(svc, app);
-      expect((await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ userId, RPID: 'app.example.com', Origin: 'https://app.example.com' })).status).toBe(200);
+      // Its register token and its session are redeemed: two RedeemedToken rows.
+      await registerPasskey(svc, app);
       await svc.services.close();
       const before = await contentThroughService(svc.config.databaseUrl);
       const writer = openSqliteConnection(sqliteFilename(svc.config.databaseUrl));
@@ -198,7 +198,7 @@ describe.each(pairs.filter(([from]) => from === 'sqlite'))('what was written aft
         onProgress: ({ phase }) => {
           if (wrote || phase !== 'copy') return;
           wrote = true;
-          writer.exec(`UPDATE "Credential" SET "signatureCounter" = 99; DELETE FROM "Challenge";`);
+          writer.exec(`UPDATE "Credential" SET "signatureCounter" = 99; DELETE FROM "RedeemedToken";`);
           writer
             .prepare(`INSERT INTO "Event" ("id", "tenant", "performedAt", "eventType", "message", "severity", "performedBy", "subject") VALUES (?, ?, ?, 'Test', 'after', 'Informational', 'test', 'test')`)
             .run('00000000-0000-4000-8000-000000000001', app.appId, new Date().toISOString().replace('Z', '+00:00'));
@@ -210,7 +210,7 @@ describe.each(pairs.filter(([from]) => from === 'sqlite'))('what was written aft
       const newer = Object.fromEntries(result.tables.filter((t) => t.newer.inserted + t.newer.updated + t.newer.deleted > 0).map((t) => [t.table, t.newer]));
       expect(newer).toEqual({
         Credential: { inserted: 0, updated: 1, deleted: 0 },
-        Challenge: { inserted: 0, updated: 0, deleted: 1 },
+        RedeemedToken: { inserted: 0, updated: 0, deleted: 2 },
         Event: { inserted: 1, updated: 0, deleted: 0 },
       });
       expect(await contentThroughService(target.url)).toEqual(before);

@@ -108,7 +108,7 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
       .set('ApiKey', app.apiKey)
       .send({ session: begin.body.session, response, RPID, Origin: ORIGIN });
     expect(complete.status).toBe(200);
-    expect(calls).toEqual(['hot.deleteChallengeAndFindCredential', 'hot.recordCredentialUse']);
+    expect(calls).toEqual(['hot.redeemTokenAndFindCredential', 'hot.recordCredentialUse']);
 
     calls.length = 0;
     const verified = await verifyToken(svc, app, complete.body.token);
@@ -135,10 +135,10 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     };
     await callsOf({ userId }); // warm the key, settings and token-key caches
     const byAlias = await callsOf({ alias: 'known@example.com' });
-    expect(byAlias).toEqual(['alias.findUnique', 'hot.insertChallengeAndFindUserCredentials']);
+    expect(byAlias).toEqual(['alias.findUnique', 'hot.findUserCredentials']);
     expect(await callsOf({ alias: 'nobody@example.com' })).toEqual(byAlias);
     const byUserId = await callsOf({ userId });
-    expect(byUserId).toEqual(['hot.insertChallengeAndFindUserCredentials']);
+    expect(byUserId).toEqual(['hot.findUserCredentials']);
     expect(await callsOf({ userId: 'nobody' })).toEqual(byUserId);
   });
 
@@ -158,10 +158,10 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     const token = await counted(() => secret(svc.http.post('/register/token')).send({ userId: 'fresh', username: 'fresh@example.com' }));
     expect([token.result.status, token.calls]).toEqual([200, ['hot.userCapacity']]);
     const begin = await counted(() => svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: token.result.body.token, RPID, Origin: ORIGIN }));
-    expect([begin.result.status, begin.calls]).toEqual([200, ['hot.isTokenRedeemed', 'hot.insertChallengeAndFindUserCredentials']]);
+    expect([begin.result.status, begin.calls]).toEqual([200, ['hot.isTokenRedeemed', 'hot.findUserCredentials']]);
     const { response } = createCredential({ challenge: begin.result.body.data.challenge, rpId: RPID, origin: ORIGIN, userHandle: begin.result.body.data.user.id });
     const complete = await counted(() => svc.http.post('/register/complete').set('ApiKey', app.apiKey).send({ session: begin.result.body.session, response, RPID, Origin: ORIGIN }));
-    expect([complete.result.status, complete.calls]).toEqual([200, ['hot.deleteChallenge', 'hot.storeRegistration']]);
+    expect([complete.result.status, complete.calls]).toEqual([200, ['hot.redeemToken', 'hot.storeRegistration']]);
 
     const reads: [string, string[]][] = [
       ['/credentials/list?userId=fresh', ['hot.listCredentials']],
@@ -195,7 +195,7 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
       }),
     );
     expect(completes.map((c) => c.status)).toEqual(users.map(() => 200));
-    expect([...calls].sort()).toEqual(users.flatMap(() => ['hot.deleteChallengeAndFindCredential', 'hot.recordCredentialUse']).sort());
+    expect([...calls].sort()).toEqual(users.flatMap(() => ['hot.redeemTokenAndFindCredential', 'hot.recordCredentialUse']).sort());
 
     calls.length = 0;
     await services.events.flush();

@@ -240,6 +240,17 @@ describe.each(providers())('registration ceremony on %s', (provider) => {
       expectProblem(res, 400, 'challenge_already_used');
     });
 
+    it('writes nothing at register/begin: begun registrations leave no row, a completed one redeems its token and its session', async () => {
+      const svc = service();
+      const app = await svc.createApp();
+      const { db } = svc.services.store;
+      const rows = async () => [await db.challenge.count({ where: { tenant: app.appId } }), await db.redeemedToken.count({ where: { tenant: app.appId } })];
+      for (let i = 0; i < 10; i++) expect((await beginRegistration(svc, app, { userId: `u${i}`, username: 'u' })).status).toBe(200);
+      expect(await rows()).toEqual([0, 0]);
+      expect((await registerPasskey(svc, app)).complete.status).toBe(200);
+      expect(await rows()).toEqual([0, 2]);
+    });
+
     it('refuses a sign-in session with invalid_session', async () => {
       const svc = service();
       const app = await svc.createApp();

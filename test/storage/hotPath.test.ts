@@ -56,12 +56,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
   });
 
   describe('challenges', () => {
-    it('issues a row Prisma reads back with the same expiry and binding', async () => {
-      await store.hot.insertChallenge({ id: 'c-hot', tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: 'user-1' });
-      expect(await store.db.challenge.findUnique({ where: { id: 'c-hot' } })).toEqual({ id: 'c-hot', tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: 'user-1' });
-    });
-
-    it('consumes a Prisma-written challenge once, only for its tenant and ceremony and only before it expires', async () => {
+    it('consumes the challenge row of an older session once, only for its tenant and ceremony and only before it expires', async () => {
       await store.db.challenge.create({ data: { id: `c-${tenant}`, tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: null } });
       expect(await store.hot.deleteChallenge('otherapp', 'authentication', `c-${tenant}`, T0 - 1)).toBeUndefined();
       expect(await store.hot.deleteChallenge(tenant, 'registration', `c-${tenant}`, T0 - 1)).toBeUndefined();
@@ -71,22 +66,32 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
     });
 
-    it('issues a challenge and reads the user\'s passkeys in one call, most recently used first, only in its own tenant', async () => {
+    it('reads the user\'s passkeys for an allow list, most recently used first, only in its own tenant', async () => {
       const [older, newer] = [credentialRow({ lastUsedAt: new Date(T0 - MINUTE) }), credentialRow({ lastUsedAt: new Date(T0) })];
       await store.db.credential.createMany({ data: [older, newer, credentialRow({ userId: 'user-2' })] });
-      const found = await store.hot.insertChallengeAndFindUserCredentials({ id: `cf-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: 'user-1' }, 'user-1', 10);
-      expect(found).toEqual([newer, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
-      expect(await store.hot.insertChallengeAndFindUserCredentials({ id: `cf2-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: '' }, 'nobody', 10)).toEqual([]);
-      expect(await store.hot.insertChallengeAndFindUserCredentials({ id: `cf3-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: '' }, 'user-1', 1)).toHaveLength(1);
-      // Each challenge was stored whatever was found.
-      expect((await store.db.challenge.findMany({ where: { tenant }, orderBy: { id: 'asc' } })).map((c) => [c.id, c.expectedUserId])).toEqual([
-        [`cf-${tenant}`, 'user-1'],
-        [`cf2-${tenant}`, ''],
-        [`cf3-${tenant}`, ''],
+      expect(await store.hot.findUserCredentials(tenant, 'user-1', 10)).toEqual([newer, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
+      expect(await store.hot.findUserCredentials('otherapp', 'user-1', 10)).toEqual([]);
+      expect(await store.hot.findUserCredentials(tenant, 'nobody', 10)).toEqual([]);
+      expect(await store.hot.findUserCredentials(tenant, 'user-1', 1)).toHaveLength(1);
+    });
+
+    it('redeems a session id and reads a passkey in one call: once per app, the id redeemed whether or not the passkey exists', async () => {
+      const row = credentialRow();
+      await store.db.credential.create({ data: row });
+      const credential = await store.hot.findCredential(tenant, row.descriptorId);
+      expect(await store.hot.redeemTokenAndFindCredential(tenant, 's1', T0, row.descriptorId)).toEqual({ redeemed: true, credential });
+      expect(await store.hot.redeemTokenAndFindCredential(tenant, 's1', T0, row.descriptorId)).toEqual({ redeemed: false, credential });
+      // Another app's id space is its own, and its reads see none of this app's passkeys.
+      await store.db.app.create({ data: { id: `${tenant}b`, adminEmail: 'owner@example.com' } });
+      expect(await store.hot.redeemTokenAndFindCredential(`${tenant}b`, 's1', T0, row.descriptorId)).toEqual({ redeemed: true, credential: undefined });
+      expect(await store.hot.redeemTokenAndFindCredential(tenant, 's2', T0, 'unknown')).toEqual({ redeemed: true, credential: undefined });
+      expect((await store.db.redeemedToken.findMany({ where: { tenant }, orderBy: { tokenId: 'asc' } })).map((t) => [t.tokenId, t.expiresAt])).toEqual([
+        ['s1', new Date(T0)],
+        ['s2', new Date(T0)],
       ]);
     });
 
-    it('consumes a challenge and reads a passkey in one call: once, only in its own tenant, the challenge consumed whether or not the passkey exists', async () => {
+    it('consumes an older session\'s challenge row and reads a passkey in one call: once, only in its own tenant, the challenge consumed whether or not the passkey exists', async () => {
       const row = credentialRow();
       await store.db.credential.create({ data: row });
       const challenge = (id: string) => store.db.challenge.create({ data: { id, tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: 'user-1' } });
@@ -101,9 +106,9 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
     });
 
-    it('the background sweep drops the expired challenges and redeemed tokens the hot path wrote, and keeps the rest', async () => {
-      await store.hot.insertChallenge({ id: `old-${tenant}`, tenant, ceremony: 'registration', expiresAt: T0 - MINUTE, expectedUserId: null });
-      await store.hot.insertChallenge({ id: `new-${tenant}`, tenant, ceremony: 'registration', expiresAt: T0 + MINUTE, expectedUserId: '' });
+    it('the background sweep drops the expired challenges and redeemed tokens, and keeps the rest', async () => {
+      await store.db.challenge.create({ data: { id: `old-${tenant}`, tenant, ceremony: 'registration', expiresAt: new Date(T0 - MINUTE), expectedUserId: null } });
+      await store.db.challenge.create({ data: { id: `new-${tenant}`, tenant, ceremony: 'registration', expiresAt: new Date(T0 + MINUTE), expectedUserId: '' } });
       await store.hot.redeemToken(tenant, 'old-token', T0 - MINUTE);
       await store.hot.redeemToken(tenant, 'new-token', T0 + MINUTE);
       await new ChallengeStore(store.db, store.hot, () => T0).sweep();
@@ -195,8 +200,8 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
   it('answers many writes made at once each with its own outcome: one refused for a gone app fails alone', async () => {
     const ids = Array.from({ length: 20 }, (_, i) => `c${i}-${tenant}`);
     const outcomes = await Promise.allSettled([
-      ...ids.map((id) => store.hot.insertChallenge({ id, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: null })),
-      store.hot.insertChallenge({ id: `gone-${tenant}`, tenant: 'noapp', ceremony: 'authentication', expiresAt: T0, expectedUserId: null }),
+      ...ids.map((id) => store.hot.redeemToken(tenant, id, T0)),
+      store.hot.redeemToken('noapp', `gone-${tenant}`, T0),
       store.hot.redeemToken(tenant, 'token-a', T0),
       store.hot.redeemToken(tenant, 'token-a', T0),
     ]);
@@ -204,7 +209,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     const [gone, first, second] = outcomes.slice(ids.length);
     expect(gone.status === 'rejected' && isForeignKeyViolation(gone.reason)).toBe(true);
     expect([first, second].map((o) => (o.status === 'fulfilled' ? o.value : o.reason)).sort()).toEqual([false, true]);
-    expect(await store.db.challenge.count({ where: { tenant } })).toBe(ids.length);
+    expect(await store.db.redeemedToken.count({ where: { tenant } })).toBe(ids.length + 1);
   });
 
   describe('users, counted as their rows are written', () => {
@@ -453,14 +458,13 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
   });
 
-  it('refuses a challenge or a redeemed token for an app that is gone, as a foreign-key violation', async () => {
+  it('refuses a redeemed token or session id for an app that is gone, as a foreign-key violation', async () => {
     await store.db.app.delete({ where: { id: tenant } });
     const refusals = [
-      await store.hot.insertChallenge({ id: `c-${tenant}`, tenant, ceremony: 'authentication', expiresAt: T0, expectedUserId: null }).then(() => undefined, (e: unknown) => e),
       await store.hot.redeemToken(tenant, 'token-3', T0).then(() => undefined, (e: unknown) => e),
+      await store.hot.redeemTokenAndFindCredential(tenant, 'session-3', T0, 'any').then(() => undefined, (e: unknown) => e),
     ];
     expect(refusals.map(isForeignKeyViolation)).toEqual([true, true]);
-    expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
     expect(await store.db.redeemedToken.count({ where: { tenant } })).toBe(0);
   });
 

@@ -14,11 +14,10 @@ export type { UnitOutcome } from './writeUnit';
  * is gone fails with the driver's foreign-key error (see `isForeignKeyViolation`).
  */
 export interface HotPath {
-  /** Stores a freshly issued challenge. */
-  insertChallenge(challenge: ChallengeRow): Promise<void>;
   /**
    * Deletes the challenge if it is unexpired and was issued to this app for this ceremony, in
-   * one `DELETE … RETURNING`; undefined when there was nothing to delete.
+   * one `DELETE … RETURNING`; undefined when there was nothing to delete. Only sessions issued
+   * before sessions carried their challenge have a row (see `ChallengeStore`).
    */
   deleteChallenge(appId: string, ceremony: string, id: string, now: number): Promise<{ expectedUserId: string | null } | undefined>;
   /** A user's credentials for an allow list, most recently used first. */
@@ -26,13 +25,9 @@ export interface HotPath {
   /** The columns a sign-in needs of one credential. */
   findCredential(appId: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**
-   * insertChallenge and findUserCredentials together (signin/begin for a named user,
-   * register/begin): one statement on PostgreSQL, both at once on SQLite.
-   */
-  insertChallengeAndFindUserCredentials(challenge: ChallengeRow, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
-  /**
-   * deleteChallenge and findCredential together (signin/complete): one statement on PostgreSQL,
-   * both at once on SQLite. The challenge is consumed whether or not the credential exists.
+   * deleteChallenge and findCredential together (signin/complete of an older session): one
+   * statement on PostgreSQL, both at once on SQLite. The challenge is consumed whether or not the
+   * credential exists.
    */
   deleteChallengeAndFindCredential(
     appId: string,
@@ -49,6 +44,11 @@ export interface HotPath {
   recordCredentialUse(use: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
   /** Records a single-use token id; false when it was already recorded (and then no delivery is written either). */
   redeemToken(appId: string, tokenId: string, expiresAt: number, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
+  /**
+   * redeemToken and findCredential together (signin/complete: the session's single-use id): one
+   * statement on PostgreSQL, both at once on SQLite. The id is redeemed whether or not the credential exists.
+   */
+  redeemTokenAndFindCredential(appId: string, tokenId: string, expiresAt: number, descriptorId: string): Promise<{ redeemed: boolean; credential: HotCredential | undefined }>;
   /** Whether a single-use token id was recorded: one primary-key read. */
   isTokenRedeemed(appId: string, tokenId: string): Promise<boolean>;
 
@@ -88,14 +88,6 @@ export interface HotPath {
   /** Replaces the user's whole alias set in one transaction; a taken alias rejects with the driver's unique-violation error. */
   replaceAliases(appId: string, userId: string, aliases: NewAlias[], webhookDeliveries?: NewWebhookDelivery[]): Promise<void>;
   close(): Promise<void>;
-}
-
-export interface ChallengeRow {
-  id: string;
-  tenant: string;
-  ceremony: string;
-  expiresAt: number;
-  expectedUserId: string | null;
 }
 
 export interface HotCredential {

@@ -1,4 +1,4 @@
-import type { ChallengeRow, CredentialUse, HotCredential, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
+import type { CredentialUse, HotCredential, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
 import type { HotRead, HotWrite } from './hotStatements';
 import type { HotDriver } from './hotDriver';
 import { utcDayOf } from '../core/utcDay';
@@ -48,9 +48,6 @@ export function hotPathOn(driver: HotDriver): HotPath {
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[] | undefined): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, driver)];
 
   return {
-    async insertChallenge(c: ChallengeRow) {
-      await driver.write('insertChallenge', { ...c, expiresAt: driver.time(c.expiresAt) });
-    },
     async deleteChallenge(appId, ceremony, id, now) {
       const row = (await driver.write('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) })) as { expectedUserId: string | null } | undefined;
       return row && { expectedUserId: row.expectedUserId };
@@ -60,10 +57,6 @@ export function hotPathOn(driver: HotDriver): HotPath {
     },
     async findCredential(appId, descriptorId) {
       return hotCredentialOf(await driver.read('findCredential', { tenant: appId, descriptorId }));
-    },
-    async insertChallengeAndFindUserCredentials(c: ChallengeRow, userId, limit) {
-      const { rows } = await writeThenRead('insertChallenge', { ...c, expiresAt: driver.time(c.expiresAt) }, 'findUserCredentials', { tenant: c.tenant, userId, limit });
-      return rows as { descriptorId: string; transports: string }[];
     },
     async deleteChallengeAndFindCredential(appId, ceremony, id, now, descriptorId) {
       const { written, rows } = await writeThenRead('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) }, 'findCredential', { tenant: appId, descriptorId });
@@ -83,6 +76,10 @@ export function hotPathOn(driver: HotDriver): HotPath {
       const deliveries = webhookDeliverySteps(webhookDeliveries, driver);
       if (deliveries.length > 0) return (await driver.unit([{ statement: 'redeemToken', params, orFail: 'token_already_used' }, ...deliveries])).ok;
       return changesOf(await driver.write('redeemToken', params)) === 1;
+    },
+    async redeemTokenAndFindCredential(appId, tokenId, expiresAt, descriptorId) {
+      const { written, rows } = await writeThenRead('redeemTokenReturning', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) }, 'findCredential', { tenant: appId, descriptorId });
+      return { redeemed: written !== undefined, credential: hotCredentialOf(rows[0]) };
     },
     async isTokenRedeemed(appId, tokenId) {
       return (await driver.read('isTokenRedeemed', { tenant: appId, tokenId })) !== undefined;

@@ -13,10 +13,7 @@
  */
 export const HOT_STATEMENTS = {
   // --- sign-in and verify ---------------------------------------------------------------------
-  insertChallenge: {
-    kind: 'write',
-    sql: `INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt", "expectedUserId") VALUES (@id, @tenant, @ceremony, @expiresAt, @expectedUserId)`,
-  },
+  /** Challenges are no longer written (sessions carry them); rows of sessions issued before that are still consumed. */
   deleteChallenge: {
     kind: 'write',
     sql: `DELETE FROM "Challenge" WHERE "id" = @id AND "tenant" = @tenant AND "ceremony" = @ceremony AND "expiresAt" > @now RETURNING "expectedUserId"`,
@@ -54,6 +51,11 @@ export const HOT_STATEMENTS = {
   redeemToken: {
     kind: 'write',
     sql: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING`,
+  },
+  /** The same, answering a row when it recorded the id: a write that heads a read (a session redeemed as its passkey is read). */
+  redeemTokenReturning: {
+    kind: 'write',
+    sql: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING RETURNING 1 AS "redeemed"`,
   },
   isTokenRedeemed: {
     kind: 'read',

@@ -1,15 +1,44 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import type { Db, HotPath } from '../../store';
+import type { HotCredential } from '../../store/hotPath';
 
 export type Ceremony = 'registration' | 'authentication';
 
 /** Browser-side ceremony timeout we advertise by default (WebAuthn `timeout`; CEREMONY_TIMEOUT_SECONDS). */
 export const DEFAULT_CEREMONY_TIMEOUT_MS = 60_000;
 
+/** What a ceremony's session token carries of its challenge (see `sessionTokens.ts`). */
+export interface IssuedChallenge {
+  /** 32 random bytes, base64url: what the authenticator signs. */
+  challenge: string;
+  /** The session's single-use id, redeemed when the ceremony completes. Absent in sessions issued before sessions had one. */
+  sid?: string;
+  /** When the challenge expires, epoch milliseconds (the session token's `exp`). */
+  exp: number;
+}
+
+/** A sign-in's binding to the user it named, as the session carries it: a MAC, so the browser does not learn the userId. */
+export const expectedUserTag = (secret: Buffer, sid: string, userId: string): string =>
+  createHmac('sha256', secret).update('expected-user').update('\u0000').update(sid).update('\u0000').update(userId).digest().subarray(0, 16).toString('base64url');
+
+/** Whether the tag a session carries names this user, in constant time. */
+export function isExpectedUser(secret: Buffer, sid: string, tag: string, userId: string): boolean {
+  const expected = Buffer.from(expectedUserTag(secret, sid, userId));
+  const given = Buffer.from(tag);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
 /**
- * Single-use challenges. Deleting the row is what consumes it, in one conditional statement,
- * before any verification runs: a replayed or raced completion finds nothing to delete, even
- * when the first attempt failed verification.
+ * Single-use challenges, kept in the session token rather than in a table. `begin` writes nothing:
+ * the challenge, its expiry and a single-use id (`sid`, time-ordered) travel in the signed session
+ * token, and completing the ceremony redeems the sid (one insert into the redeemed-token ids, as a
+ * verify token is redeemed) before any verification runs, so a replayed or raced completion is
+ * refused even when the first attempt failed verification. A flood of `begin` calls costs the
+ * database nothing, and a sign-in one write instead of two.
+ *
+ * Sessions issued before the upgrade carry no sid: their challenge row is consumed as it always
+ * was (deleted in one conditional statement), for as long as such a session can live.
  */
 export class ChallengeStore {
   /** The server keeps a challenge half as long again as the browser waits, for the round trip back. */
@@ -25,46 +54,42 @@ export class ChallengeStore {
     this.ttlMs = Math.round(timeoutMs * 1.5);
   }
 
-  /**
-   * 32 random bytes (the spec asks for at least 16), base64url. `expectedUserId` binds a sign-in
-   * to the user it named; it stays on the server.
-   */
-  async issue(appId: string, ceremony: Ceremony, expectedUserId: string | null = null): Promise<{ challenge: string; expiresAt: number }> {
-    const challenge = randomBytes(32).toString('base64url');
-    const expiresAt = this.now() + this.ttlMs;
-    await this.hot.insertChallenge({ id: challenge, tenant: appId, ceremony, expiresAt, expectedUserId });
-    return { challenge, expiresAt };
+  /** 32 random bytes (the spec asks for at least 16), base64url, and the session's single-use id. */
+  issue(): Required<IssuedChallenge> {
+    const now = this.now();
+    return { challenge: randomBytes(32).toString('base64url'), sid: timeOrderedUuid(now), exp: now + this.ttlMs };
   }
 
-  /** A challenge issued as `issue` does, and the owner's passkeys read with it (one round trip on PostgreSQL). */
-  async issueWithCredentials(
+  /**
+   * Redeems the session's challenge and reads the passkey that answered it (signin/complete): one
+   * statement on PostgreSQL, both at once on SQLite. `consumed` is false when the session was used
+   * before (or, for a session without a sid, its challenge is gone or expired); `expectedUserId` is
+   * what such an older session's challenge row bound it to.
+   */
+  async consumeWithCredential(
     appId: string,
     ceremony: Ceremony,
-    expectedUserId: string | null,
-    owner: { userId: string; limit: number },
-  ): Promise<{ challenge: string; expiresAt: number; credentials: { descriptorId: string; transports: string }[] }> {
-    const challenge = randomBytes(32).toString('base64url');
-    const expiresAt = this.now() + this.ttlMs;
-    const credentials = await this.hot.insertChallengeAndFindUserCredentials({ id: challenge, tenant: appId, ceremony, expiresAt, expectedUserId }, owner.userId, owner.limit);
-    return { challenge, expiresAt, credentials };
+    session: IssuedChallenge,
+    credentialId: string,
+  ): Promise<{ consumed: boolean; expectedUserId: string | null; credential: HotCredential | undefined }> {
+    if (session.sid !== undefined) {
+      const { redeemed, credential } = await this.hot.redeemTokenAndFindCredential(appId, session.sid, session.exp, credentialId);
+      return { consumed: redeemed, expectedUserId: null, credential };
+    }
+    const { consumed, credential } = await this.hot.deleteChallengeAndFindCredential(appId, ceremony, session.challenge, this.now(), credentialId);
+    return { consumed: consumed !== undefined, expectedUserId: consumed?.expectedUserId ?? null, credential };
   }
 
-  /** `consume`, and the passkey that answered read with it (one round trip on PostgreSQL). */
-  async consumeWithCredential(appId: string, ceremony: Ceremony, challenge: string, credentialId: string) {
-    return this.hot.deleteChallengeAndFindCredential(appId, ceremony, challenge, this.now(), credentialId);
-  }
-
-  /**
-   * Succeeds exactly once per issued challenge, and only before it expires: one
-   * `DELETE ... RETURNING`. Returns what was bound to the challenge, or undefined.
-   */
-  async consume(appId: string, ceremony: Ceremony, challenge: string): Promise<{ expectedUserId: string | null } | undefined> {
-    return this.hot.deleteChallenge(appId, ceremony, challenge, this.now());
+  /** Redeems the session's challenge (register/complete): true exactly once per session, and only before it expires. */
+  async consume(appId: string, ceremony: Ceremony, session: IssuedChallenge): Promise<boolean> {
+    if (session.sid !== undefined) return this.hot.redeemToken(appId, session.sid, session.exp);
+    return (await this.hot.deleteChallenge(appId, ceremony, session.challenge, this.now())) !== undefined;
   }
 
   /**
-   * Housekeeping, in the background (never on a request): drops expired challenges and
-   * redeemed-token ids that can no longer matter. Both delete through their `expiresAt` index.
+   * Housekeeping, in the background (never on a request): drops the challenges of older sessions
+   * and redeemed ids (sessions' and tokens') that can no longer matter. Both delete through their
+   * `expiresAt` index.
    */
   async sweep(): Promise<void> {
     const now = new Date(this.now());

@@ -182,15 +182,19 @@ export class RegistrationService {
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
     const registerTokenId = registerTokenIdOf(input.token as string);
-    await assertRegisterTokenUnused(this.hot, appId, registerTokenId);
-
-    const { challenge, expiresAt, credentials: existing } = await this.challenges.issueWithCredentials(appId, 'registration', null, { userId: registration.userId, limit: MAX_EXCLUDE_CREDENTIALS });
+    // Both reads at once (on PostgreSQL they leave in one write).
+    const [, existing] = await Promise.all([
+      assertRegisterTokenUnused(this.hot, appId, registerTokenId),
+      this.hot.findUserCredentials(appId, registration.userId, MAX_EXCLUDE_CREDENTIALS),
+    ]);
+    const { challenge, sid, exp } = this.challenges.issue();
     this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
     const session: RegistrationSession = {
       app: appId,
-      exp: expiresAt,
+      exp,
       ceremony: 'registration',
       challenge,
+      sid,
       origin,
       rpId,
       userId: registration.userId,
@@ -227,7 +231,7 @@ export class RegistrationService {
     const session = await this.tokens.open('session', input.session, appId, sessionSchema);
     if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
     if (!input.origin) throw new ApiError('missing_origin');
-    if (!(await this.challenges.consume(appId, 'registration', session.challenge))) throw new ApiError('challenge_already_used');
+    if (!(await this.challenges.consume(appId, 'registration', session))) throw new ApiError('challenge_already_used');
 
     const { response } = input;
     const credentialIdBytes = Buffer.from(response.rawId, 'base64url');

@@ -13,7 +13,7 @@ import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { AuthConfigService } from '../authConfigs';
-import type { ChallengeStore } from './challenges';
+import { expectedUserTag, isExpectedUser, type ChallengeStore } from './challenges';
 import type { EventLog } from '../events/eventLog';
 import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tokens/sessionTokens';
 import type { TokenService } from '../tokens/tokenService';
@@ -66,26 +66,28 @@ export class SigninService {
     const config = await this.authConfigs.resolve(appId, input.purpose);
     const named = Boolean(input.userId || input.alias);
     const userId = input.userId || (input.alias ? await this.aliases.userIdOf(appId, input.alias) : undefined);
+    const { challenge, sid, exp } = this.challenges.issue();
     // A named sign-in may only be answered by that user's passkey. '' is nobody's userId: an
-    // unknown alias costs the same query as a known one.
-    const { challenge, expiresAt, credentials } = named
-      ? await this.challenges.issueWithCredentials(appId, 'authentication', userId ?? '', { userId: userId ?? '', limit: MAX_ALLOW_CREDENTIALS })
-      : { ...(await this.challenges.issue(appId, 'authentication', null)), credentials: [] };
+    // unknown alias costs the same query as a known one, and gets a tag just the same.
+    const credentials = named ? await this.hot.findUserCredentials(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
+    const decoyKey = named ? await this.tokens.decoyKeyOf(appId) : undefined;
     const allowCredentials =
-      named && credentials.length === 0
-        ? decoyAllowList(await this.tokens.decoyKeyOf(appId), userId ? `user:${userId}` : `alias:${input.alias}`)
+      decoyKey && credentials.length === 0
+        ? decoyAllowList(decoyKey, userId ? `user:${userId}` : `alias:${input.alias}`)
         : credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
     const session: SigninSession = {
       app: appId,
-      exp: expiresAt,
+      exp,
       ceremony: 'authentication',
       challenge,
+      sid,
       origin,
       rpId,
       userVerification: config.userVerification,
       purpose: config.purpose,
       ttlSeconds: config.timeToLiveSeconds,
       allow: allowCredentials.map((c) => c.id),
+      ...(decoyKey ? { expectedUser: expectedUserTag(decoyKey, sid, userId ?? '') } : {}),
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -100,9 +102,8 @@ export class SigninService {
   }
 
   /**
-   * Verifies an assertion in two database round trips: consume the challenge and load the
-   * credential (one statement on PostgreSQL), then update its counter conditionally. Returns a
-   * `verify_` token.
+   * Verifies an assertion in two database round trips: redeem the session and load the credential
+   * (one statement on PostgreSQL), then update its counter conditionally. Returns a `verify_` token.
    */
   async complete(appId: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
     const session = await this.tokens.open('session', input.session, appId, sessionSchema);
@@ -112,11 +113,15 @@ export class SigninService {
     const credentialId = normaliseCredentialId(response.rawId);
     if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
 
-    const { consumed, credential } = await this.challenges.consumeWithCredential(appId, 'authentication', session.challenge, credentialId);
+    const { consumed, expectedUserId, credential } = await this.challenges.consumeWithCredential(appId, 'authentication', session, credentialId);
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
-    if (consumed.expectedUserId !== null && credential.userId !== consumed.expectedUserId) throw failure('This passkey does not belong to the user this sign-in was started for.');
+    const expected =
+      session.expectedUser !== undefined && session.sid !== undefined
+        ? isExpectedUser(await this.tokens.decoyKeyOf(appId), session.sid, session.expectedUser, credential.userId)
+        : expectedUserId === null || credential.userId === expectedUserId;
+    if (!expected) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
     if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');
 

@@ -11,6 +11,8 @@ export const MAX_ALLOW_CREDENTIALS = 64;
 
 const ceremonyFields = {
   challenge: payloadText(),
+  /** The single-use id redeemed when the ceremony completes (see `ChallengeStore`). Absent in sessions issued before it, whose challenge is a row. */
+  sid: payloadText().optional(),
   origin: payloadText(),
   rpId: payloadText(),
   userVerification: z.enum(USER_VERIFICATIONS),
@@ -37,6 +39,8 @@ const signinSessionSchema = tokenPayload({
   ttlSeconds: z.number().int().min(1).max(MAX_TOKEN_LIFETIME_MS / 1000),
   /** Credential ids offered; empty for discoverable sign-in. */
   allow: z.array(z.string()).max(MAX_ALLOW_CREDENTIALS),
+  /** For a sign-in that named a user: a MAC of that userId (`expectedUserTag`), which the passkey's owner must match. */
+  expectedUser: payloadText().optional(),
 });
 export type SigninSession = z.output<typeof signinSessionSchema>;
 
