@@ -1,3 +1,4 @@
+import type { NewRegistration } from './hotPath';
 import type { HotRead, HotWrite } from './hotStatements';
 import type { UnitOutcome, UnitStep } from './writeUnit';
 
@@ -29,5 +30,10 @@ export interface HotDriver extends StoreEncoding {
    * Without it the two run at once.
    */
   writeThenRead?(write: HotWrite, read: HotRead, params: Record<string, unknown>): Promise<{ written: Record<string, unknown> | undefined; rows: Record<string, unknown>[] }>;
+  /**
+   * A registration's unit (`registrationSteps`) as one statement, where the database can
+   * (PostgreSQL: a function of the schema, `pwl_store_registration`). Without it the steps run as a unit.
+   */
+  storeRegistration?(registration: NewRegistration): Promise<UnitOutcome>;
   close(): Promise<void>;
 }

@@ -149,7 +149,7 @@ export function hotPathOn(driver: HotDriver): HotPath {
     },
 
     storeRegistration(registration: NewRegistration) {
-      return driver.unit(registrationSteps(registration, driver));
+      return driver.storeRegistration ? driver.storeRegistration(registration) : driver.unit(registrationSteps(registration, driver));
     },
     async deleteCredential(appId, descriptorId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
       return (await driver.unit(withDeliveries(credentialDeletionSteps(appId, descriptorId, userId), webhookDeliveries))).ok;

@@ -1,6 +1,6 @@
 import { Pool, types, type PoolClient, type QueryResult } from 'pg';
 import { openPipelinedConnections } from './pipelinedConnections';
-import type { HotPath } from './hotPath';
+import type { HotPath, NewRegistration } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
 import { HOT_STATEMENTS, positionalStatement, statementSql, type HotRead, type HotStatement, type HotWrite } from './hotStatements';
@@ -84,6 +84,26 @@ const isGuardedWithDeliveries = (steps: UnitStep[]): boolean =>
  */
 const HOT_IDLE_TIMEOUT_MS = 60_000;
 
+/** How `pwl_store_registration` (a migration of its own) reports a step that found no room: its message names the failure. */
+const UNIT_FAILURE = 'PWL01';
+const STORE_REGISTRATION = {
+  name: 'hot_store_registration',
+  text: 'SELECT "pwl_store_registration"($1, $2, $3, $4, $5, $6, $7) AS "outcome"',
+};
+
+/** The function's arguments: the unit `registrationSteps` would run, as values and JSON. */
+function registrationArguments({ tenant, credential, aliases, redeemedToken, webhookDeliveries }: NewRegistration): unknown[] {
+  return [
+    tenant,
+    credential.userId,
+    redeemedToken?.tokenId ?? null,
+    redeemedToken ? pgTime(redeemedToken.expiresAt) : null,
+    aliases === undefined ? null : JSON.stringify(aliases.map(({ aliasHash, plaintext }) => ({ aliasHash, plaintext }))),
+    JSON.stringify({ ...credential, createdAt: pgTime(credential.createdAt), lastUsedAt: pgTime(credential.lastUsedAt) }),
+    webhookDeliveries && webhookDeliveries.length > 0 ? JSON.stringify(webhookDeliveries.map((d) => ({ ...d, createdAt: pgTime(d.createdAt) }))) : null,
+  ];
+}
+
 /** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 const UNIT_ATTEMPTS = 3;
@@ -94,7 +114,12 @@ const UNIT_ATTEMPTS = 3;
  * several statements is one transaction on a pooled connection of its own. Both open connections
  * on demand, so an idle service holds none; `max` bounds each kind.
  */
-export function openPostgresHotPath(connectionString: string, max: { statements: number; units: number }): HotPath {
+export function openPostgresHotPath(
+  connectionString: string,
+  max: { statements: number; units: number },
+  /** Registrations through `pwl_store_registration` (one statement) rather than as a unit of steps; tests compare the two. */
+  { registrationStatement = true }: { registrationStatement?: boolean } = {},
+): HotPath {
   const statements = openPipelinedConnections({ connectionString, max: max.statements, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
   const pool = new Pool({ connectionString, max: max.units, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
@@ -158,6 +183,21 @@ export function openPostgresHotPath(connectionString: string, max: { statements:
       const written = (rows[0]?.__written ?? undefined) as Record<string, unknown> | undefined;
       return { written, rows: rows.filter((row) => row.__found !== null).map(({ __written: _w, __found: _f, ...row }) => row) };
     },
+    ...(registrationStatement && {
+      async storeRegistration(registration) {
+        const values = registrationArguments(registration);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const { rows } = await statements.query({ ...STORE_REGISTRATION, values });
+            const outcome = rows[0].outcome as string;
+            return outcome === 'ok' ? { ok: true } : { ok: false, failure: outcome };
+          } catch (error) {
+            if ((error as { code?: string }).code === UNIT_FAILURE) return { ok: false, failure: (error as Error).message };
+            if (!isRetryable(error) || attempt === UNIT_ATTEMPTS) throw error;
+          }
+        }
+      },
+    }),
     time: pgTime,
     bool: (value) => value,
     timeOf,
