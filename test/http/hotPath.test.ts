@@ -67,8 +67,10 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     await store.migrate();
     const counting = countingStore(store);
     calls = counting.calls;
-    // Buffered writes (events, auth-config last use) only when the test flushes, so none can land inside a counted window.
-    services = createServices(config, { ...store, db: counting.db, hot: counting.hot }, { flushIntervalMs: 0 });
+    // Buffered writes (events, auth-config last use) only when the test flushes, and no background
+    // work on a timer (the webhook worker's poll, the deletion and report sweeps), so that no call
+    // but the request's own can land inside a counted window.
+    services = createServices(config, { ...store, db: counting.db, hot: counting.hot }, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
     const http = supertest(createApp(services, createLogger('silent')));
     svc = {
       provider,
