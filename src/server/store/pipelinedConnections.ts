@@ -110,16 +110,20 @@ export function openPipelinedConnections(options: PipelinedOptions): PipelinedCo
   return {
     async query(config) {
       if (closed) throw new Error('The PostgreSQL connections are closed.');
-      const slot = pick();
-      slot.inFlight += 1;
-      slot.lastUsed = Date.now();
-      try {
-        await slot.ready;
-        cork(slot.client);
-        return await slot.client.query<Record<string, unknown>>(config);
-      } finally {
-        slot.inFlight -= 1;
+      // A connection found ended before the statement was sent is passed over once: nothing was sent on it.
+      for (let attempt = 1; ; attempt++) {
+        const slot = pick();
+        slot.inFlight += 1;
         slot.lastUsed = Date.now();
+        try {
+          await slot.ready;
+          if (slot.dead && attempt === 1) continue;
+          cork(slot.client);
+          return await slot.client.query<Record<string, unknown>>(config);
+        } finally {
+          slot.inFlight -= 1;
+          slot.lastUsed = Date.now();
+        }
       }
     },
     open: () => slots.filter((slot) => slot !== undefined).length,
