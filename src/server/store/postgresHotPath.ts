@@ -1,5 +1,6 @@
 import { Pool, types, type PoolClient, type QueryResult } from 'pg';
 import { openPipelinedConnections } from './pipelinedConnections';
+import { batchRedemptions, type Redemption } from './redemptionBatches';
 import type { HotPath, NewRegistration } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
@@ -104,6 +105,14 @@ function registrationArguments({ tenant, credential, aliases, redeemedToken, web
   ];
 }
 
+/** `redeemToken` for a batch (see `batchRedemptions`): the ids as one JSON array, answering those it recorded. */
+const REDEEM_ALL = {
+  name: 'hot_redeem_all',
+  text: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt")
+    SELECT "tenant", "tokenId", "expiresAt" FROM json_populate_recordset(NULL::"RedeemedToken", CAST($1 AS json))
+    ON CONFLICT DO NOTHING RETURNING "tenant", "tokenId"`,
+};
+
 /** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 const UNIT_ATTEMPTS = 3;
@@ -130,6 +139,7 @@ export function openPostgresHotPath(
     const config = { name, text, values: names.map((key) => params[key]) };
     return on ? on.query(config) : statements.query(config);
   };
+  const redeem = batchRedemptions(async (rows: Redemption[]) => (await statements.query({ ...REDEEM_ALL, values: [JSON.stringify(rows)] })).rows as { tenant: string; tokenId: string }[]);
   const resultOf = (statement: HotStatement, result: QueryResult<Record<string, unknown>>): StatementResult =>
     STATEMENTS[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
 
@@ -153,7 +163,11 @@ export function openPostgresHotPath(
   const driver: HotDriver = {
     read: async (statement, params) => (await run(undefined, statement, params)).rows[0],
     readAll: async (statement, params) => (await run(undefined, statement, params)).rows,
-    write: async (statement, params) => resultOf(statement, await run(undefined, statement, params)),
+    write: async (statement, params) => {
+      // Redemptions of one turn of the event loop are one statement and one commit.
+      if (statement === 'redeemToken') return { changes: (await redeem(params as unknown as Redemption)) ? 1 : 0 };
+      return resultOf(statement, await run(undefined, statement, params));
+    },
     async unit(steps) {
       if (isGuardedWithDeliveries(steps)) {
         const { name, text, names } = guardedWithDeliveriesStatement(steps[0].statement as HotStatement);
