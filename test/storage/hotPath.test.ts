@@ -162,6 +162,22 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       expect(await store.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: zero.descriptorId } } })).toMatchObject({ signatureCounter: 0n, backupState: false, uvInitialized: false });
     });
 
+    it('answers uses of one passkey made at once as if made one after another', async () => {
+      const [counting, synced] = [credentialRow({ signatureCounter: 5n }), credentialRow({ signatureCounter: 0n })];
+      await store.db.credential.createMany({ data: [counting, synced] });
+      const use = { tenant, backupState: false, uvInitialized: false, usedAt: T0, lastUsedDay: DAY0, device: '', country: '' };
+      const outcomes = await Promise.all([
+        // Two sign-ins that read counter 5 and both report 6: one passes, the other is a clone's.
+        store.hot.recordCredentialUse({ ...use, descriptorId: counting.descriptorId, storedCounter: 5, newCounter: 6 }),
+        store.hot.recordCredentialUse({ ...use, descriptorId: counting.descriptorId, storedCounter: 5, newCounter: 6 }),
+        store.hot.recordCredentialUse({ ...use, descriptorId: counting.descriptorId, storedCounter: 5, newCounter: 7 }),
+        // A synced passkey (always 0) signs in three times at once: every one passes.
+        ...[1, 2, 3].map(() => store.hot.recordCredentialUse({ ...use, descriptorId: synced.descriptorId, storedCounter: 0, newCounter: 0 })),
+      ]);
+      expect(outcomes).toEqual([true, false, true, true, true, true]);
+      expect((await store.db.credential.findUnique({ where: { tenant_descriptorId: { tenant, descriptorId: counting.descriptorId } } }))?.signatureCounter).toBe(7n);
+    });
+
     it('keeps counters beyond 32 bits intact', async () => {
       const row = credentialRow({ signatureCounter: 4_294_967_294n });
       await store.db.credential.create({ data: row });

@@ -45,8 +45,9 @@ export interface HotPath {
   /** Records a single-use token id; false when it was already recorded (and then no delivery is written either). */
   redeemToken(appId: string, tokenId: string, expiresAt: number, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
   /**
-   * redeemToken and findCredential together (signin/complete: the session's single-use id): one
-   * statement on PostgreSQL, both at once on SQLite. The id is redeemed whether or not the credential exists.
+   * redeemToken and findCredential together (signin/complete: the session's single-use id), both at
+   * once; the redemption goes with the others of its turn (one commit for all of them on
+   * PostgreSQL). The id is redeemed whether or not the credential exists.
    */
   redeemTokenAndFindCredential(appId: string, tokenId: string, expiresAt: number, descriptorId: string): Promise<{ redeemed: boolean; credential: HotCredential | undefined }>;
   /** Whether a single-use token id was recorded: one primary-key read. */

@@ -78,8 +78,13 @@ export function hotPathOn(driver: HotDriver): HotPath {
       return changesOf(await driver.write('redeemToken', params)) === 1;
     },
     async redeemTokenAndFindCredential(appId, tokenId, expiresAt, descriptorId) {
-      const { written, rows } = await writeThenRead('redeemTokenReturning', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) }, 'findCredential', { tenant: appId, descriptorId });
-      return { redeemed: written !== undefined, credential: hotCredentialOf(rows[0]) };
+      // Both at once: the redemption joins the others of its turn (one commit on PostgreSQL, the
+      // writer thread's batch on SQLite), the read needs no commit at all.
+      const [written, row] = await Promise.all([
+        driver.write('redeemToken', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) }),
+        driver.read('findCredential', { tenant: appId, descriptorId }),
+      ]);
+      return { redeemed: changesOf(written) === 1, credential: hotCredentialOf(row) };
     },
     async isTokenRedeemed(appId, tokenId) {
       return (await driver.read('isTokenRedeemed', { tenant: appId, tokenId })) !== undefined;

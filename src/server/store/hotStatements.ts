@@ -52,11 +52,6 @@ export const HOT_STATEMENTS = {
     kind: 'write',
     sql: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING`,
   },
-  /** The same, answering a row when it recorded the id: a write that heads a read (a session redeemed as its passkey is read). */
-  redeemTokenReturning: {
-    kind: 'write',
-    sql: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") VALUES (@tenant, @tokenId, @expiresAt) ON CONFLICT DO NOTHING RETURNING 1 AS "redeemed"`,
-  },
   isTokenRedeemed: {
     kind: 'read',
     sql: `SELECT 1 AS "redeemed" FROM "RedeemedToken" WHERE "tenant" = @tenant AND "tokenId" = @tokenId`,

@@ -1,6 +1,7 @@
 import { Pool, types, type PoolClient, type QueryResult } from 'pg';
 import { openPipelinedConnections } from './pipelinedConnections';
-import { batchRedemptions, type Redemption } from './redemptionBatches';
+import { batchPerTurn } from './batchPerTurn';
+import { isForeignKeyViolation } from '../core/storeErrors';
 import type { HotPath, NewRegistration } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
@@ -105,13 +106,30 @@ function registrationArguments({ tenant, credential, aliases, redeemedToken, web
   ];
 }
 
-/** `redeemToken` for a batch (see `batchRedemptions`): the ids as one JSON array, answering those it recorded. */
+/** `redeemToken` for the redemptions of one turn (see `batchPerTurn`): the ids as one JSON array, answering those it recorded. */
 const REDEEM_ALL = {
   name: 'hot_redeem_all',
   text: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt")
     SELECT "tenant", "tokenId", "expiresAt" FROM json_populate_recordset(NULL::"RedeemedToken", CAST($1 AS json))
     ON CONFLICT DO NOTHING RETURNING "tenant", "tokenId"`,
 };
+
+/**
+ * `recordCredentialUse` and `recordCredentialUseOnNewDay` for the sign-ins of one turn, with the
+ * same conditions per row, answering the passkeys it updated. `usedDay` null keeps the stored day
+ * (setting an indexed column to its own value keeps the update heap-only on PostgreSQL).
+ */
+const RECORD_USES = {
+  name: 'hot_record_uses',
+  text: `UPDATE "Credential" AS c SET "signatureCounter" = u."newCounter", "backupState" = u."backupState", "uvInitialized" = u."uvInitialized",
+      "lastUsedAt" = u."usedAt", "lastUsedDay" = COALESCE(u."usedDay", c."lastUsedDay"), "device" = u."device", "country" = u."country"
+    FROM json_to_recordset(CAST($1 AS json)) AS u("tenant" TEXT, "descriptorId" TEXT, "storedCounter" BIGINT, "newCounter" BIGINT, "backupState" BOOLEAN,
+      "uvInitialized" BOOLEAN, "usedAt" TIMESTAMP(3), "usedDay" INTEGER, "device" TEXT, "country" TEXT)
+    WHERE c."tenant" = u."tenant" AND c."descriptorId" = u."descriptorId"
+      AND ((u."newCounter" > 0 AND c."signatureCounter" < u."newCounter") OR (u."newCounter" = 0 AND c."signatureCounter" = u."storedCounter"))
+    RETURNING c."tenant", c."descriptorId"`,
+};
+const RECORD_USE_STATEMENTS = new Set<HotStatement>(['recordCredentialUse', 'recordCredentialUseOnNewDay']);
 
 /** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
@@ -129,7 +147,11 @@ export function openPostgresHotPath(
   /** Registrations through `pwl_store_registration` (one statement) rather than as a unit of steps; tests compare the two. */
   { registrationStatement = true }: { registrationStatement?: boolean } = {},
 ): HotPath {
-  const statements = openPipelinedConnections({ connectionString, max: max.statements, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
+  // Reads on connections of their own: a statement waits behind those before it on its connection,
+  // and a write's commit waits for the WAL to reach the disk, which a read needs not wait for.
+  const half = Math.max(1, Math.ceil(max.statements / 2));
+  const reads = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
+  const statements = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
   const pool = new Pool({ connectionString, max: max.units, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
   // the next statement takes a fresh connection and reports its own error if there is one.
@@ -137,9 +159,23 @@ export function openPostgresHotPath(
   const run = (on: PoolClient | undefined, statement: HotStatement, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
     const { name, text, names } = STATEMENTS[statement];
     const config = { name, text, values: names.map((key) => params[key]) };
-    return on ? on.query(config) : statements.query(config);
+    return on ? on.query(config) : HOT_STATEMENTS[statement].kind === 'read' ? reads.query(config) : statements.query(config);
   };
-  const redeem = batchRedemptions(async (rows: Redemption[]) => (await statements.query({ ...REDEEM_ALL, values: [JSON.stringify(rows)] })).rows as { tenant: string; tokenId: string }[]);
+  // Redemptions and passkey uses of one turn of the event loop: one statement and one commit each.
+  const rowKey = (tenant: unknown, id: unknown) => `${String(tenant)}\u0000${String(id)}`;
+  const redeem = batchPerTurn<Record<string, unknown>>({
+    keyOf: (row) => rowKey(row.tenant, row.tokenId),
+    runAll: async (rows) => (await statements.query({ ...REDEEM_ALL, values: [JSON.stringify(rows)] })).rows.map((row) => rowKey(row.tenant, row.tokenId)),
+    // The first asker of an id records it; a second in the same turn finds it recorded.
+    duplicates: 'refuse',
+    retryAlone: isForeignKeyViolation,
+  });
+  const recordUse = batchPerTurn<Record<string, unknown>>({
+    keyOf: (use) => rowKey(use.tenant, use.descriptorId),
+    runAll: async (uses) => (await statements.query({ ...RECORD_USES, values: [JSON.stringify(uses)] })).rows.map((row) => rowKey(row.tenant, row.descriptorId)),
+    // A second use of one passkey must see the first one's counter: it goes in the next turn.
+    duplicates: 'defer',
+  });
   const resultOf = (statement: HotStatement, result: QueryResult<Record<string, unknown>>): StatementResult =>
     STATEMENTS[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
 
@@ -165,7 +201,8 @@ export function openPostgresHotPath(
     readAll: async (statement, params) => (await run(undefined, statement, params)).rows,
     write: async (statement, params) => {
       // Redemptions of one turn of the event loop are one statement and one commit.
-      if (statement === 'redeemToken') return { changes: (await redeem(params as unknown as Redemption)) ? 1 : 0 };
+      if (statement === 'redeemToken') return { changes: (await redeem(params)) ? 1 : 0 };
+      if (RECORD_USE_STATEMENTS.has(statement)) return { changes: (await recordUse({ usedDay: null, ...params })) ? 1 : 0 };
       return resultOf(statement, await run(undefined, statement, params));
     },
     async unit(steps) {
@@ -217,7 +254,7 @@ export function openPostgresHotPath(
     timeOf,
     boolOf: (value) => value === true,
     async close() {
-      await statements.close();
+      await Promise.all([reads.close(), statements.close()]);
       if (!pool.ended) await pool.end();
     },
   };
