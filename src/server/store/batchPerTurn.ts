@@ -56,7 +56,10 @@ export function batchPerTurn<T>(options: TurnBatchOptions<T>): (item: T) => Prom
         return;
       }
       for (const entry of first.values()) entry.reject(error);
-      for (const entry of later) (options.duplicates === 'defer' ? enqueue : (e: Pending<T>) => e.reject(error))(entry);
+      for (const entry of later) {
+        if (options.duplicates === 'defer') enqueue(entry);
+        else entry.reject(error);
+      }
       return;
     }
     for (const [key, entry] of first) entry.resolve(tookEffect.has(key));
