@@ -63,4 +63,20 @@ describe.each(providers())('passkey names on %s', (provider) => {
     expectValidationProblem(await api.post('/credentials/update', { credentialId: 'not base64!', nickname: 'x' }), 'credentialId');
     expect((await credentialsOf(svc, app, 'u1'))[0].nickname).toBe('kept');
   });
+
+  it('refuses names with control or invisible formatting characters (a bidi override), at rename and at registration', async () => {
+    const svc = service();
+    const app = await svc.createApp();
+    const { credential } = await registerPasskey(svc, app, { userId: 'u1', nickname: 'kept' });
+    const api = privateApi(svc, app);
+    for (const nickname of ['Laptop\u202Egnp.exe', 'pay\u200Dpal', 'two\nlines', 'bell\u0007']) {
+      const refused = await api.post('/credentials/update', { credentialId: credential.idB64, nickname });
+      expectValidationProblem(refused, 'nickname');
+      expect(JSON.stringify(refused.body)).not.toContain(nickname);
+    }
+    expect((await credentialsOf(svc, app, 'u1'))[0].nickname).toBe('kept');
+    const registration = await registerPasskey(svc, app, { userId: 'u2', nickname: 'Laptop\u202Egnp.exe' });
+    expectValidationProblem(registration.complete, 'nickname');
+    expect(await credentialsOf(svc, app, 'u2')).toEqual([]);
+  });
 });

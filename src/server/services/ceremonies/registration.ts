@@ -27,6 +27,7 @@ import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
 import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
+import { passkeyName } from '../../core/passkeyName';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -97,7 +98,7 @@ export const registerBeginSchema = ciObject({
 
 export const registerCompleteSchema = ciObject({
   ...ceremonyRequestFields,
-  nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')).nullish(),
+  nickname: looseString().pipe(passkeyName).nullish(),
   response: publicKeyCredentialSchema({
     attestationObject: base64UrlString,
     clientDataJSON: base64UrlString,

@@ -9,6 +9,7 @@ import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
 import type { AuthenticatorNameOf } from '../metadata/authenticatorNames';
 import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
+import { passkeyName } from '../../core/passkeyName';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -19,7 +20,7 @@ export const deleteCredentialSchema = ciObject({ credentialId: looseString().pip
 /** `POST /credentials/update`: a passkey's new nickname (an extension: the reference cannot rename). */
 export const updateCredentialSchema = ciObject({
   credentialId: looseString().pipe(z.string().min(1, 'is required')),
-  nickname: looseString().pipe(z.string().max(64, 'cannot be longer than 64 characters')),
+  nickname: looseString().pipe(passkeyName),
 });
 
 /** A credential id as the stores keep it (base64url), or a validation problem naming the field. */
