@@ -9,6 +9,7 @@ import express from 'express';
 import session from 'express-session';
 import passport from 'passport';
 import { passwordless } from 'passwordless-selfhost/express';
+import { fileMailer, passkeyMails } from './hostMail.mjs';
 import { mailboxRoute } from './mailbox.mjs';
 import { SqliteSessionStore } from './sqliteSessionStore.mjs';
 import { SqliteUserStore } from './sqliteUserStore.mjs';
@@ -23,15 +24,23 @@ function sessionSecret(dataDir) {
   return readFileSync(file, 'utf8');
 }
 
+/** Logs once a mail is refused, or when the day's sign-up and recovery mails pass 80 % of the budget. */
+function warnWhenMailRunsLow({ day, kind, allowed }) {
+  if (!allowed) console.warn(`passwordless: a ${kind} mail was refused: the host's mail budget is spent (${day.sent}/${day.limit} today).`);
+  else if (day.sent >= Math.ceil(day.limit * 0.8)) console.warn(`passwordless: ${day.sent} of today's ${day.limit} sign-up and recovery mails are spent.`);
+}
+
 const publicFields = ({ id, email, username, displayName }) => ({ id, email, username, displayName });
 
 /**
  * Builds the host app. Settings for the middleware come from the Passwordless__* environment keys
- * (ApiKey, ApiSecret, ApiUrl, ...); `publicApiUrl` is the service's address as browsers reach it;
- * `mailFile` is the service's MAIL_FILE, shown at /dev/mailbox outside production; `throttle`
- * overrides the middleware's per-address limits (tests that sign up many times).
+ * (ApiKey, ApiSecret, ApiUrl, Origins...); `publicUrl` is where browsers open this host (its
+ * links and the origin sign-ins must come from; else Passwordless__Origins); `publicApiUrl` is the
+ * service's address as browsers reach it; `mailFile` is the service's MAIL_FILE, shown at
+ * /dev/mailbox outside production beside the host's own mail; `throttle` and `mailBudget` override
+ * the middleware's limits (tests that sign up many times).
  */
-export function createHost({ dataDir, publicApiUrl, mailFile, throttle }) {
+export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttle, mailBudget }) {
   // Users and sessions are for this host's user only, whatever the umask: the directory 0700, the
   // database 0600 (SQLite gives its WAL and shared-memory files the database's mode).
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -57,15 +66,20 @@ export function createHost({ dataDir, publicApiUrl, mailFile, throttle }) {
   app.use(passport.initialize());
   app.use(passport.session());
 
-  // The passkey routes: sign-up verifies the email address first, recovery by email, the passkey
-  // list; GET /passwordless-config and the browser module for the page; the passkey endpoints a
-  // password manager links to.
+  // The passkey routes: sign-up verifies the email address first (the default), recovery by email,
+  // the passkey list, each added or deleted passkey mailed to its user; GET /passwordless-config and
+  // the browser module for the page; the passkey endpoints a password manager links to. Links and
+  // origins come from publicUrl (or Passwordless__Origins), never from a request's Host header.
+  const hostMailFile = join(dataDir, 'host-mail.md');
   const auth = passwordless({
     users,
+    publicUrl,
     exposeConfig: true,
     publicApiUrl,
-    verifyEmail: true,
     recovery: true,
+    ...passkeyMails(fileMailer(hostMailFile), 'Passkeys example'),
+    // An operator hears before users do that the day's mail budget is running out.
+    mailBudget: { onUsage: warnWhenMailRunsLow, ...mailBudget },
     serveBrowserModule: true,
     passkeyEndpoints: { enroll: '/', manage: '/' },
     autofillRestartSeconds: process.env.AUTOFILL_RESTART_SECONDS ? Number(process.env.AUTOFILL_RESTART_SECONDS) : undefined,
@@ -88,7 +102,7 @@ export function createHost({ dataDir, publicApiUrl, mailFile, throttle }) {
   });
   app.use(auth.handleErrors);
 
-  if (mailFile && process.env.NODE_ENV !== 'production') app.get('/dev/mailbox', mailboxRoute(mailFile));
+  if (process.env.NODE_ENV !== 'production') app.get('/dev/mailbox', mailboxRoute(mailFile, hostMailFile));
   app.use(express.static(join(here, 'public')));
 
   return {

@@ -108,7 +108,9 @@ try {
   if (!process.env.Passwordless__ApiUrl) service = await startService();
   else say(`Using the passwordless service at ${process.env.Passwordless__ApiUrl}`);
   const { createHost } = await import('./host.mjs');
-  host = createHost({ dataDir, publicApiUrl: process.env.EXAMPLE_PUBLIC_API_URL || process.env.Passwordless__ApiUrl, mailFile: service ? join(dataDir, 'mail.md') : process.env.EXAMPLE_MAIL_FILE });
+  // Where browsers open this host: its links and the origin its sign-ins must come from.
+  const publicUrl = process.env.Passwordless__Origins ? undefined : process.env.EXAMPLE_PUBLIC_URL || `http://localhost:${port}`;
+  host = createHost({ dataDir, publicUrl, publicApiUrl: process.env.EXAMPLE_PUBLIC_API_URL || process.env.Passwordless__ApiUrl, mailFile: service ? join(dataDir, 'mail.md') : process.env.EXAMPLE_MAIL_FILE });
   server = await new Promise((resolve, reject) => {
     const s = host.app.listen(port, '127.0.0.1', () => resolve(s));
     s.once('error', reject);

@@ -15,7 +15,7 @@ export interface PasskeysConfig {
   apiUrl: string;
   apiKey: string;
   /** Where each of the middleware's routes is mounted. */
-  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
   /** How often an autofill request is restarted, before its challenge expires. */
   autofillRestartSeconds: number;
 }
@@ -84,7 +84,7 @@ export interface Passkeys {
   stopAutofill(): void;
   /** Confirms it is the signed-in user, with their passkey, for `purpose` (default `step-up`). */
   stepUp(options?: { purpose?: string }): Promise<void>;
-  /** Makes another passkey for the signed-in user. */
+  /** Makes another passkey for the signed-in user (after a step-up with a passkey they have, when the server asks for one), and tells the host of it. */
   addPasskey(options?: { nickname?: string }): Promise<void>;
   passkeys(): Promise<PasskeyList>;
   renamePasskey(id: string, name: string): Promise<void>;
@@ -94,6 +94,11 @@ export interface Passkeys {
   recover(email: string): Promise<void>;
   /** Whether this page was opened from a recovery link (show the confirm button). */
   recoveryPending(): boolean;
+  /**
+   * Whether this page was opened from the mail a sign-up with a taken address sends its owner
+   * ("you already have an account": offer to sign in). The link's values leave the address bar.
+   */
+  accountExists(): boolean;
   /** The confirm button on that page: signs in once with the link. */
   confirmRecovery(): Promise<SignedInUser>;
   signOut(): Promise<void>;
@@ -242,6 +247,17 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     await post('stepUp', { token, purpose });
   }
 
+  /** Runs `action`; if the middleware asks for a step-up first, runs the step-up it names and `action` once more. */
+  async function stepUpWhenAsked<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (!(error instanceof PasskeyError) || error.errorCode !== 'step_up_required') throw error;
+      await stepUp({ purpose: typeof error.problem.purpose === 'string' ? error.problem.purpose : 'step-up' });
+      return action();
+    }
+  }
+
   return {
     async signUp(input) {
       const answer = await post<{ token?: string; verificationSent?: true }>('register', input);
@@ -270,8 +286,10 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     stepUp,
 
     async addPasskey({ nickname } = {}) {
-      const { token } = await post<{ token: string }>('addCredential', {});
-      tokenOf(await client.register(token, nickname));
+      const { token } = await stepUpWhenAsked(() => post<{ token: string }>('addCredential', {}));
+      const made = tokenOf(await client.register(token, nickname));
+      // The host hears of the new passkey (and may mail the user about it).
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made });
       await list();
     },
 
@@ -282,13 +300,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     },
 
     async deletePasskey(id) {
-      try {
-        await post('deletePasskey', { id });
-      } catch (error) {
-        if (!(error instanceof PasskeyError) || error.errorCode !== 'step_up_required') throw error;
-        await stepUp({ purpose: typeof error.problem.purpose === 'string' ? error.problem.purpose : 'step-up' });
-        await post('deletePasskey', { id });
-      }
+      await stepUpWhenAsked(() => post('deletePasskey', { id }));
       await list();
     },
 
@@ -297,6 +309,12 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     },
 
     recoveryPending: () => fragmentValues().has('passwordless-recovery'),
+
+    accountExists() {
+      if (!fragmentValues().has('passwordless-account-exists')) return false;
+      clearFragment();
+      return true;
+    },
 
     async confirmRecovery() {
       const values = fragmentValues();

@@ -9,6 +9,9 @@ export { PasswordlessApiError, PasswordlessSettingsError, PasswordlessUnreachabl
 export { resolveSettings, DEFAULT_SIGN_IN_SCHEME, type PasswordlessSettings, type PasswordlessSettingsInput, type RegisterSettings } from './settings';
 export { InMemoryUserStore, UserExistsError, type LocalUser, type NewUser, type UserStore } from './userStore';
 export { sessionSerializers } from './sessionSerializers';
+export type { PasskeyAddedEvent, PasskeyEvent, PasskeyEventPasskey } from './passkeyHooks';
+export { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage, type MailWindowUsage, type MailKind } from './mailBudget';
+export { DEFAULT_THROTTLE, type ThrottleSettings } from './throttle';
 export type { HostLogger, PassportLike } from './routes/context';
 export type { ProblemBody } from '../shared/problem';
 export type * from './apiTypes';

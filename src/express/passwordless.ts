@@ -6,9 +6,12 @@ import { HostProblem } from './errorCodes';
 import { PasswordlessApiError, PasswordlessSettingsError, PasswordlessUnreachableError } from './errors';
 import { linkOption, originsOption, secondsOption, userFinder, userIdReader } from './hostOptions';
 import { problemOf, sendProblem } from './http';
-import { expectedOriginsOf } from './requestOrigin';
+import { hostMail } from './hostMail';
+import { hostOrigins } from './hostOrigins';
+import { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage } from './mailBudget';
+import { passkeyHooks, type PasskeyHookOptions } from './passkeyHooks';
 import { refuseOtherSites, requireJsonRequest } from './requestGuards';
-import { addCredentialRoute } from './routes/addCredential';
+import { addCredentialCompleteRoute, addCredentialRoute } from './routes/addCredential';
 import { configRoute } from './routes/config';
 import type { HostLogger, PassportLike, RouteContext } from './routes/context';
 import { loginRoute } from './routes/login';
@@ -24,13 +27,15 @@ import { resolveSettings, type PasswordlessSettings, type PasswordlessSettingsIn
 import { completeSignUp } from './signUpCompletion';
 import { stepUpGuard, type StepUpOptions } from './stepUp';
 import { PasswordlessStrategy, type TokenAcceptance } from './strategy';
-import { DEFAULT_THROTTLE, mailThrottle, throttles, type ThrottleGroup, type ThrottleSettings } from './throttle';
+import { DEFAULT_THROTTLE, throttles, type ThrottleGroup, type ThrottleSettings } from './throttle';
 import type { LocalUser, UserStore } from './userStore';
 
 export interface PasswordlessPaths {
   register: string | null;
   login: string | null;
   addCredential: string | null;
+  /** Where the browser reports the passkey it made with addCredential's token, so that the host hears of it. */
+  addCredentialComplete: string | null;
   logout: string | null;
   /** Only mounted with `verifyEmail`: the route the verification link opens (GET) and the page posts to. */
   verifyEmail: string | null;
@@ -51,6 +56,7 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   register: '/passwordless-register',
   login: '/passwordless-login',
   addCredential: '/passwordless-add-credential',
+  addCredentialComplete: '/passwordless-add-credential/complete',
   logout: '/passwordless-logout',
   verifyEmail: '/passwordless-verify-email',
   passkeys: '/passwordless-passkeys',
@@ -62,7 +68,7 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   config: '/passwordless-config',
 };
 
-export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput {
+export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
   /** The host's users. */
   users: UserStore<U>;
   /** The host's passport instance. Default: the `passport` module's. */
@@ -81,11 +87,24 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   emailAsAlias?: boolean;
   /**
    * Sign-up first mails a link to the address (a magic link from the service pointing at the
-   * `verifyEmail` route); the passkey ceremony starts only once the link is opened. `true`, or the
-   * link's lifetime in seconds (default 900) and the host page it lands on (default `/`). The app
-   * needs magic links enabled at the service. Default false.
+   * `verifyEmail` route); the passkey ceremony starts only once the link is opened, and an address
+   * that has an account gets the same answer (its owner is mailed instead). `true`, or the link's
+   * lifetime in seconds (default 900) and the host page it lands on (default `/`). The app needs
+   * magic links enabled at the service. Default true; `false` makes the email address an
+   * unverified claim (a warning says so at start-up).
    */
   verifyEmail?: boolean | { linkLifetimeSeconds?: number; page?: string };
+  /**
+   * A check before each sign-up (a CAPTCHA's verification, a proof of work): resolve true to let it
+   * go on; false, or an error, refuses it with 403 `challenge_failed`. Off by default.
+   */
+  signUpChallenge?: (req: Request) => boolean | Promise<boolean>;
+  /**
+   * Host-wide caps on the verification and recovery mails (each spends one of the app's magic-link
+   * quota at the service), with a share kept for recovery; `false` turns them off. Default
+   * {@link DEFAULT_MAIL_BUDGET}: 10 an hour, 30 a day, 30 % for recovery only.
+   */
+  mailBudget?: Partial<MailBudgetSettings> | false;
   /** Accept `aliases` from the visitor at sign-up. Default false: a visitor could name someone else's address. */
   allowVisitorAliases?: boolean;
   /** The purposes a sign-in token may carry at login. Default `['sign-in']`. */
@@ -107,8 +126,12 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   recovery?: boolean | { linkLifetimeSeconds?: number; page?: string };
   /** Let a user delete their last passkey (they could then sign in again only through recovery). Default false. */
   allowDeletingLastPasskey?: boolean;
-  /** How recent a step-up must be to delete a passkey, in seconds. Default 300. */
+  /** How recent a step-up must be to delete or add a passkey, in seconds. Default 300. */
   stepUpMaxAge?: number;
+  /** How long after a sign-up or a recovery the session may add a passkey without a step-up, in seconds. Default 300. */
+  freshSessionSeconds?: number;
+  /** How old a passkey added during the session must be before it confirms a step-up, in seconds. Default 3600. */
+  newPasskeyStepUpDelaySeconds?: number;
   /** Serve `/.well-known/passkey-endpoints` pointing at these host pages (W3C Passkey Endpoints). */
   passkeyEndpoints?: PasskeyEndpoints;
   /** Serve `/.well-known/webauthn` with these origins (Related Origin Requests: other sites that share this RP ID). */
@@ -154,12 +177,25 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
    * problem answers as in the middleware's routes; any other error goes on to the host's handlers.
    */
   handleErrors: ErrorRequestHandler;
+  /** The host-wide mail budget's counts this hour and day (zeros without a budget). */
+  mailUsage(): Promise<MailUsage>;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
 
 function defaultPublicUser(user: LocalUser): Record<string, unknown> {
   return { id: user.id, email: user.email, username: user.username, displayName: user.displayName };
+}
+
+/** The mail budget's settings, checked: whole numbers of mails, a share between 0 and 1. */
+function mailBudgetOption(settings: MailBudgetSettings): MailBudgetSettings {
+  const whole = (value: number, name: string) => {
+    if (!Number.isInteger(value) || value < 0) throw new PasswordlessSettingsError(`mailBudget.${name}`, 'must be a whole number of mails, 0 or more.');
+  };
+  whole(settings.perHour, 'perHour');
+  whole(settings.perDay, 'perDay');
+  if (!(settings.recoveryShare >= 0 && settings.recoveryShare <= 1)) throw new PasswordlessSettingsError('mailBudget.recoveryShare', 'must be a number from 0 to 1.');
+  return settings;
 }
 
 function bodyParserProblem(error: unknown): HostProblem | undefined {
@@ -184,13 +220,25 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const users = options.users;
   const findUser = userFinder(users, settings.userIdClaimType);
   const logger = options.logger ?? consoleLogger;
-  const expectedOrigins = expectedOriginsOf(settings.origins);
+  const warn = (logger.warn ?? logger.error).bind(logger);
   const emailAsAlias = options.emailAsAlias !== false;
   const paths = { ...DEFAULT_PATHS, ...options.paths };
-  const verifyEmail = linkOption(options.verifyEmail, 'verifyEmail');
+  const verifyEmail = linkOption(options.verifyEmail ?? true, 'verifyEmail');
   const recoveryLink = linkOption(options.recovery, 'recovery');
   if (recoveryLink && typeof users.findByEmail !== 'function') throw new PasswordlessSettingsError('recovery', 'needs a user store with findByEmail(email).');
+  const production = (options.env ?? process.env).NODE_ENV === 'production';
+  const site = hostOrigins({
+    origins: settings.origins,
+    publicUrl: settings.publicUrl,
+    required: verifyEmail ? { because: 'with verifyEmail (on by default)' } : recoveryLink ? { because: 'with recovery' } : production ? { because: 'in production (NODE_ENV=production)' } : undefined,
+    warn,
+  });
+  if (!verifyEmail) {
+    warn({}, 'passwordless: verifyEmail is off, so the email address a visitor signs up with is an unverified claim: anyone can sign up with an address that is not theirs, and a taken address is refused with 409 user_exists, which tells who has an account.');
+  }
   const stepUpMaxAge = secondsOption(options.stepUpMaxAge, 'stepUpMaxAge', 300, 1, 86_400);
+  const freshSessionSeconds = secondsOption(options.freshSessionSeconds, 'freshSessionSeconds', 300, 0, 3600);
+  const newPasskeyStepUpDelaySeconds = secondsOption(options.newPasskeyStepUpDelaySeconds, 'newPasskeyStepUpDelaySeconds', 3600, 0, 30 * 86_400);
   const autofillRestartSeconds = secondsOption(options.autofillRestartSeconds, 'autofillRestartSeconds', 50, 1, 3600);
   const relatedOrigins = originsOption(options.relatedOrigins, 'relatedOrigins');
   const now = options.now ?? Date.now;
@@ -198,9 +246,8 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const tokenAcceptance: TokenAcceptance = {
     types: new Set(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const])]),
     purposes: options.purposes ?? ['sign-in'],
-    expectedOrigins,
-    onRefused: (refusal, req) =>
-      (logger.warn ?? logger.error).call(logger, { ...refusal, expectedOrigins: expectedOrigins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
+    expectedOrigins: site.origins,
+    onRefused: (refusal, req) => warn({ ...refusal, expectedOrigins: site.origins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
   };
   const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger, now };
   const strategy = new PasswordlessStrategy<U>(
@@ -209,7 +256,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
       name: settings.signInScheme,
       signInAfterRegister: options.signInAfterRegister,
       purposes: tokenAcceptance.purposes,
-      expectedOrigins,
+      expectedOrigins: site.origins,
       onRefused: tokenAcceptance.onRefused,
     },
     // A registration token signs in only as the completion of this session's pending sign-up.
@@ -222,6 +269,12 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     passport.deserializeUser(serializers.deserializeUser);
   }
 
+  const throttle = options.throttle === false ? undefined : { ...DEFAULT_THROTTLE, ...options.throttle };
+  const budget = options.mailBudget === false ? undefined : mailBudgetOption({ ...DEFAULT_MAIL_BUDGET, store: throttle?.store, ...options.mailBudget });
+  const mail = hostMail(throttle, budget);
+  const recovery: Recovery | undefined =
+    recoveryLink && paths.recover !== null ? { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) } : undefined;
+
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -231,7 +284,14 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     allowVisitorAliases: options.allowVisitorAliases === true,
     verifyEmail,
     verifyEmailPath: paths.verifyEmail ?? DEFAULT_PATHS.verifyEmail!,
-    expectedOrigins,
+    site,
+    recovery,
+    mail,
+    signUpChallenge: options.signUpChallenge,
+    hooks: passkeyHooks(options, logger),
+    stepUpMaxAge,
+    freshSessionSeconds,
+    newPasskeyStepUpDelaySeconds,
     tokenAcceptance,
     sessionCookieName: options.sessionCookieName ?? 'connect.sid',
     publicApiUrl: (options.publicApiUrl ?? settings.apiUrl).replace(/\/+$/, ''),
@@ -240,33 +300,38 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     findUser,
     logger,
     // What is mounted, for the browser module's config: a route that is off is not there.
-    paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recoveryLink ? paths.recover : null, confirmRecovery: recoveryLink ? paths.confirmRecovery : null },
+    paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recovery ? paths.recover : null, confirmRecovery: recovery ? paths.confirmRecovery : null },
     autofillRestartSeconds,
     now,
   };
 
-  const throttle = options.throttle === false ? undefined : { ...DEFAULT_THROTTLE, ...options.throttle };
   const limits = throttle ? throttles(throttle) : undefined;
   const passThrough: RequestHandler = (_req, _res, next) => next();
   const limited = (group: ThrottleGroup) => limits?.[group] ?? passThrough;
-  // Mails per address, whoever asks (the address as the routes normalise it).
-  const emailOf = (req: Request) => String((req.body as { email?: unknown } | undefined)?.email ?? '').trim().toLowerCase();
-  const mailsPerAddress = (kind: string) => (throttle ? mailThrottle(throttle, kind, emailOf) : passThrough);
   const requireStepUp = stepUpGuard(userIdOf, now);
 
   const router = express.Router();
+  const { fixOnFirstRequest } = site;
+  if (fixOnFirstRequest) {
+    router.use((req, _res, next) => {
+      fixOnFirstRequest(req);
+      next();
+    });
+  }
   // Every state-changing route: only from this site's own pages (or a non-browser client), only
   // as JSON, throttled per client address before it costs the service anything.
-  const post = (path: string | null, group: ThrottleGroup, ...handlers: RequestHandler[]) => {
-    if (path !== null) router.post(path, refuseOtherSites(options.allowSameSite === true), requireJsonRequest, limited(group), express.json({ limit: '16kb' }), ...handlers);
+  const post = (path: string | null, group: ThrottleGroup | undefined, ...handlers: RequestHandler[]) => {
+    if (path !== null) router.post(path, refuseOtherSites(options.allowSameSite === true), requireJsonRequest, ...(group ? [limited(group)] : []), express.json({ limit: '16kb' }), ...handlers);
   };
   const get = (path: string | null, group: ThrottleGroup | undefined, handler: RequestHandler) => {
     if (path !== null) router.get(path, ...(group ? [limited(group)] : []), handler);
   };
-  post(paths.register, 'signUp', ...(verifyEmail ? [mailsPerAddress('verification')] : []), registerRoute(ctx));
+  post(paths.register, 'signUp', registerRoute(ctx));
   post(paths.login, 'signIn', loginRoute(ctx));
   post(paths.addCredential, 'account', addCredentialRoute(ctx));
-  post(paths.logout, 'account', logoutRoute(ctx));
+  post(paths.addCredentialComplete, 'account', addCredentialCompleteRoute(ctx));
+  // Sign-out is never refused for a spent budget: a busy page must still be able to end its session.
+  post(paths.logout, undefined, logoutRoute(ctx));
   if (verifyEmail) {
     get(paths.verifyEmail, undefined, verifyEmailLinkRoute(ctx, verifyEmail.page));
     post(paths.verifyEmail, 'signUp', verifyEmailRoute(ctx));
@@ -275,13 +340,12 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
-  if (recoveryLink && paths.recover !== null) {
-    const recovery: Recovery = { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) };
-    post(paths.recover, 'recover', mailsPerAddress('recovery'), recoverRoute(ctx, recovery));
+  if (recovery) {
+    post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
     post(paths.confirmRecovery, 'recover', confirmRecoveryRoute(ctx));
   }
-  if (options.passkeyEndpoints) router.get('/.well-known/passkey-endpoints', passkeyEndpointsRoute(options.passkeyEndpoints));
+  if (options.passkeyEndpoints) router.get('/.well-known/passkey-endpoints', passkeyEndpointsRoute(options.passkeyEndpoints, site));
   if (relatedOrigins) router.get('/.well-known/webauthn', relatedOriginsRoute(relatedOrigins));
   if (options.serveBrowserModule) router.use(browserModuleRoutes(options.serveBrowserModule === true ? '/passwordless-browser' : options.serveBrowserModule));
   if (options.exposeConfig && paths.config !== null) router.get(paths.config, configRoute(ctx));
@@ -306,5 +370,11 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     else sendProblem(res, new HostProblem('not_signed_in').problem);
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors });
+  const mailUsage = async (): Promise<MailUsage> => {
+    if (mail.budget) return mail.budget.usage();
+    const none = { sent: 0, limit: 0, signUps: 0, signUpLimit: 0 };
+    return { hour: none, day: none };
+  };
+
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage });
 }

@@ -1,11 +1,19 @@
 import type { Request } from 'express';
 
+/** How the signed-in user's session was opened: a passkey sign-in, the end of a sign-up, or a recovery link. */
+export type SignInWay = 'sign-in' | 'sign-up' | 'recovery';
+
 /** What the middleware keeps in the visitor's express-session, each under its own key. */
 export interface SessionValues {
   /** A sign-up whose passkey does not exist yet (see pendingSignUp.ts). */
   passwordlessPendingSignUp?: import('./pendingSignUp').PendingSignUp;
-  /** When the signed-in user last stepped up, per purpose: `{userId, at}` (epoch ms). */
-  passwordlessStepUps?: Record<string, { userId: string; at: number }>;
+  /**
+   * How this session was signed in (see accountSession.ts): the way, when by the host's clock, when
+   * the service issued the proof, and the passkey of it (epoch ms; base64url).
+   */
+  passwordlessSignIn?: { userId: string; via: SignInWay; at: number; provenAt: number; credentialId?: string };
+  /** When the signed-in user last stepped up, per purpose, and with which passkey (epoch ms, credential id). */
+  passwordlessStepUps?: Record<string, { userId: string; at: number; credentialId?: string }>;
 }
 
 /** The request's session, typed for the middleware's own values; undefined without express-session. */

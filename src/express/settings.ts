@@ -18,6 +18,8 @@ export interface PasswordlessSettingsInput {
   userIdClaimType?: string;
   /** The web origins the host's pages are served from, comma-separated; a token minted elsewhere is refused. */
   origins?: string | string[];
+  /** The host's public base URL (`https://app.example.com`, a path prefix kept): every mailed link starts with it. Its origin is the default of `origins`. */
+  publicUrl?: string;
   register?: {
     aliasHashing?: boolean | string;
     attestation?: string;
@@ -47,8 +49,13 @@ export interface PasswordlessSettings {
   readonly appId: string;
   readonly signInScheme: string;
   readonly userIdClaimType: string | undefined;
-  /** Where sign-in tokens may come from; undefined: the origin of each request as the host sees it. */
+  /**
+   * Where sign-in tokens may come from (`Origins`, else the origin of `PublicUrl`); undefined when
+   * neither is configured, which only development allows (see hostOrigins.ts).
+   */
   readonly origins: readonly string[] | undefined;
+  /** The base of every link the middleware mails (`PublicUrl`, else the first of `Origins`), without a trailing slash. */
+  readonly publicUrl: string | undefined;
   readonly register: Readonly<RegisterSettings>;
 }
 
@@ -64,6 +71,7 @@ const SETTINGS = [
   'SignInScheme',
   'UserIdClaimType',
   'Origins',
+  'PublicUrl',
   'Register__AliasHashing',
   'Register__Attestation',
   'Register__AuthenticationType',
@@ -194,6 +202,33 @@ function origins(found: Map<string, Given>): string[] | undefined {
   return result;
 }
 
+/** An absolute http(s) URL without query, fragment or credentials, without its trailing slash. */
+function publicUrl(found: Map<string, Given>): string | undefined {
+  const given = found.get(lower('PublicUrl'));
+  if (!given) return undefined;
+  const value = text(given);
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+    throw new PasswordlessSettingsError(given.source, `must be the site's public address, such as https://app.example.com (an http or https URL without query, fragment or credentials), not '${value.slice(0, 80)}'.`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** The configured origins and link base: `Origins` and `PublicUrl`, each the other's default; the link base's origin must be one of the origins. */
+function siteAddress(found: Map<string, Given>): { origins: string[] | undefined; publicUrl: string | undefined } {
+  const listed = origins(found);
+  const base = publicUrl(found);
+  if (base !== undefined && listed !== undefined && !listed.includes(new URL(base).origin)) {
+    throw new PasswordlessSettingsError(found.get(lower('PublicUrl'))!.source, `is on ${new URL(base).origin}, which is not one of the Origins: the links it starts would open pages whose sign-ins are refused.`);
+  }
+  return { origins: listed ?? (base === undefined ? undefined : [new URL(base).origin]), publicUrl: base ?? listed?.[0] };
+}
+
 function optionalName(found: Map<string, Given>, setting: SettingName): string | undefined {
   const given = found.get(lower(setting));
   return given === undefined ? undefined : text(given) || undefined;
@@ -218,13 +253,15 @@ export function resolveSettings(options: PasswordlessSettingsInput = {}, env: No
     discoverable: flag(found, 'Register__Discoverable', true),
     userVerification: oneOf(found, 'Register__UserVerification', [...USER_VERIFICATIONS].sort(), 'preferred'),
   };
+  const site = siteAddress(found);
   const settings = {
     apiKey: publicKey.value.trim(),
     apiUrl: apiUrl(found),
     appId: secret.appId,
     signInScheme: optionalName(found, 'SignInScheme') ?? DEFAULT_SIGN_IN_SCHEME,
     userIdClaimType: optionalName(found, 'UserIdClaimType'),
-    origins: Object.freeze(origins(found)),
+    origins: site.origins && Object.freeze(site.origins),
+    publicUrl: site.publicUrl,
     register: Object.freeze(register),
   };
   Object.defineProperty(settings, 'apiSecret', { value: secret.value.trim(), enumerable: false });

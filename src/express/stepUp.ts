@@ -9,10 +9,10 @@ export interface StepUpOptions {
   maxAge?: number;
 }
 
-/** Notes that the signed-in user `userId` stepped up for `purpose` now. The session keeps its id. */
-export function recordStepUp(req: Request, purpose: string, userId: string, now = Date.now()): void {
+/** Notes that the signed-in user `userId` stepped up for `purpose` now, with the passkey `credentialId`. The session keeps its id. */
+export function recordStepUp(req: Request, purpose: string, userId: string, credentialId: string, now = Date.now()): void {
   const session = requireSessionValues(req);
-  session.passwordlessStepUps = { ...session.passwordlessStepUps, [purpose]: { userId, at: now } };
+  session.passwordlessStepUps = { ...session.passwordlessStepUps, [purpose]: { userId, at: now, credentialId } };
 }
 
 /** Whether `userId` stepped up for `purpose` within the last `maxAgeSeconds`, in this session. */

@@ -75,7 +75,7 @@ const lookup: AccountLookup<{ id: string; name: string }> = async (user) => user
 
 function strategyOn(answer: () => Promise<VerifiedUser>, options: Partial<PasswordlessStrategyOptions> = {}, find = lookup) {
   const { client, tokens } = stubClient(answer);
-  return { strategy: new PasswordlessStrategy({ client, ...options }, find), tokens };
+  return { strategy: new PasswordlessStrategy({ client, expectedOrigins: ['https://example.com'], ...options }, find), tokens };
 }
 
 /** A request to https://example.com (the origin the stub tokens were made on), as Express would read it. */
@@ -226,9 +226,25 @@ describe('PasswordlessStrategy', () => {
       expect(refusals).toEqual([expect.objectContaining({ reason, type: 'passkey_signin', origin: overrides.origin === undefined ? 'https://example.com' : overrides.origin })]);
     });
 
-    it('accepts the purposes it is told to, and the origin the request came from behind its Host header', async () => {
-      const { strategy } = strategyOn(async () => verified('passkey_signin', { purpose: 'step-up', origin: 'https://shop.example.org' }), { purposes: ['sign-in', 'step-up'] });
-      expect(await run(strategy, request({ token: TOKEN }, 'shop.example.org'))).toMatchObject({ action: 'success' });
+    it('accepts the purposes it is told to, on the configured origins', async () => {
+      const { strategy } = strategyOn(async () => verified('passkey_signin', { purpose: 'step-up', origin: 'https://shop.example.org' }), {
+        purposes: ['sign-in', 'step-up'],
+        expectedOrigins: ['https://example.com', 'https://shop.example.org'],
+      });
+      expect(await run(strategy, request({ token: TOKEN }))).toMatchObject({ action: 'success' });
+    });
+
+    it("never takes an origin from the request's Host header: a sibling's token posted with the sibling's Host is refused", async () => {
+      const { strategy } = strategyOn(async () => verified('passkey_signin', { origin: 'https://usercontent.example.com' }));
+      expect(problemOf(await run(strategy, request({ token: TOKEN }, 'usercontent.example.com')))).toMatchObject({ errorCode: 'token_not_accepted' });
+    });
+
+    it.each([
+      ['no origins', {}],
+      ['an empty list', { expectedOrigins: [] }],
+    ])('cannot be made with %s: the host must configure them', (_label, options) => {
+      const { client } = stubClient(async () => verified('passkey_signin'));
+      expect(() => new PasswordlessStrategy({ client, ...options } as PasswordlessStrategyOptions, lookup)).toThrow(/expectedOrigins/);
     });
 
     it('does not ask for an origin of tokens no browser ceremony made (magic links)', async () => {

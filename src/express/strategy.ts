@@ -6,7 +6,6 @@ import type { VerifiedUser } from './apiTypes';
 import type { PasswordlessClient } from './client';
 import { isServiceRefusal } from './errors';
 import { HostProblem } from './errorCodes';
-import { expectedOriginsOf } from './requestOrigin';
 import { isVerifyTokenShaped } from './tokenShape';
 
 /**
@@ -28,11 +27,12 @@ export interface PasswordlessStrategyOptions {
   /** The name passport knows the strategy by (`SignInScheme`). Default `Identity.Application`. */
   name?: string;
   /**
-   * The origins a browser-made token must have been made on (the host's own pages). A token made
-   * by script on another origin under the same RP ID (a sibling subdomain) is refused. Default:
-   * the origin of the request itself, as the host sees it.
+   * The origins a browser-made token must have been made on (the host's own pages), from the
+   * host's configuration. A token made by script on another origin under the same RP ID (a sibling
+   * subdomain) is refused. Required: a request's Host header is the visitor's to choose, so it is
+   * never the default.
    */
-  expectedOrigins?: (req: Request) => readonly string[];
+  expectedOrigins: readonly string[] | ((req: Request) => readonly string[]);
   /** The purposes a sign-in token may carry. Default `['sign-in']`: a `step-up` or custom-purpose token does not sign in. */
   purposes?: readonly string[];
   /**
@@ -92,10 +92,14 @@ function refusalOf(verified: VerifiedUser, req: Request, accept: TokenAcceptance
  */
 export class PasswordlessStrategy<U = unknown> extends CustomStrategy {
   constructor(options: PasswordlessStrategyOptions, lookup: AccountLookup<U>) {
+    const origins = options.expectedOrigins;
+    if (typeof origins !== 'function' && (!Array.isArray(origins) || origins.length === 0)) {
+      throw new TypeError("PasswordlessStrategy needs expectedOrigins: your pages' web origins, from configuration (never from a request's Host header).");
+    }
     const accept: TokenAcceptance = {
       types: new Set<VerifyTokenType>(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const]), ...(options.alsoAccept ?? [])]),
       purposes: options.purposes ?? ['sign-in'],
-      expectedOrigins: options.expectedOrigins ?? expectedOriginsOf(undefined),
+      expectedOrigins: typeof origins === 'function' ? origins : () => origins,
       onRefused: options.onRefused,
     };
     super((req, done) => {

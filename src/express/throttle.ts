@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { rateLimit, type Store } from 'express-rate-limit';
 import { HostProblem } from './errorCodes';
 
@@ -10,12 +10,16 @@ export interface ThrottleSettings {
   signUp: number;
   /** Sign-in (each login costs a token check at the service). Default 20. */
   signIn: number;
-  /** The signed-in user's own routes (passkeys, step-up, sign-out). Default 30. */
+  /** The signed-in user's own routes (passkeys, step-up; sign-out is never throttled). Default 30. */
   account: number;
   /** Recovery requests and confirmations. Default 5. */
   recover: number;
-  /** Verification and recovery mails to one email address per hour, whoever asks (each kind counted apart). Default 3. */
-  mailsPerAddressPerHour: number;
+  /**
+   * At most one verification and one recovery mail to an email address in this many seconds,
+   * whoever asks: repeats are absorbed silently (the route still answers 202), so that nobody can
+   * flood a mailbox or make its owner's own request fail. Default 300; 0 turns it off.
+   */
+  secondsBetweenMailsPerAddress: number;
   /**
    * Where the counts are kept: express-rate-limit's memory store by default (one host process);
    * a shared store (e.g. rate-limit-redis) when the host runs several processes.
@@ -23,13 +27,11 @@ export interface ThrottleSettings {
   store?: () => Store;
 }
 
-export const DEFAULT_THROTTLE: ThrottleSettings = { windowMs: 60_000, signUp: 5, signIn: 20, account: 30, recover: 5, mailsPerAddressPerHour: 3 };
+export const DEFAULT_THROTTLE: ThrottleSettings = { windowMs: 60_000, signUp: 5, signIn: 20, account: 30, recover: 5, secondsBetweenMailsPerAddress: 300 };
 
 export type ThrottleGroup = 'signUp' | 'signIn' | 'account' | 'recover';
 
-const HOUR_MS = 3_600_000;
-
-function limiter(name: string, windowMs: number, limit: number, settings: ThrottleSettings, keyGenerator?: (req: Request) => string): RequestHandler {
+function limiter(name: string, windowMs: number, limit: number, settings: ThrottleSettings): RequestHandler {
   return rateLimit({
     windowMs,
     limit,
@@ -38,9 +40,8 @@ function limiter(name: string, windowMs: number, limit: number, settings: Thrott
     identifier: name,
     // Each limiter counts in a store of its own: a shared store keeps them apart by prefix.
     ...(settings.store ? { store: settings.store() } : {}),
-    ...(keyGenerator ? { keyGenerator } : {}),
     handler: (_req, _res, next) => {
-      next(new HostProblem('rate_limited', `Too many requests ${keyGenerator ? 'for this email address' : 'from this address'}; try again after the time in Retry-After.`));
+      next(new HostProblem('rate_limited', `Too many requests from this address; try again after the time in Retry-After.`));
     },
   });
 }
@@ -57,13 +58,4 @@ export function throttles(settings: ThrottleSettings): Record<ThrottleGroup, Req
     account: limiter('passwordless-account', settings.windowMs, settings.account, settings),
     recover: limiter('passwordless-recover', settings.windowMs, settings.recover, settings),
   };
-}
-
-/**
- * Verification mails per email address and hour, whoever asks: a flood of sign-ups for one
- * address from many client addresses still sends that address only a few mails. `emailOf` reads
- * the (already validated) address of the request.
- */
-export function mailThrottle(settings: ThrottleSettings, kind: string, emailOf: (req: Request) => string): RequestHandler {
-  return limiter(`passwordless-${kind}-mails`, HOUR_MS, settings.mailsPerAddressPerHour, settings, (req) => `email:${emailOf(req)}`);
 }

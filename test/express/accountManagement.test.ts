@@ -63,6 +63,19 @@ describe('the signed-in user\'s passkeys', () => {
     expect((await h.auth.client.listCredentials(other.user.id))[0].nickname).not.toBe('mine');
   });
 
+  it('refuses a name with a bidi override or another hidden character, and keeps the old one', async () => {
+    const h = hostApp();
+    const { credential } = await signUp(h);
+    await h.agent.post('/passwordless-passkeys/rename').send({ id: credential.idB64, name: 'Laptop' }).expect(204);
+    // Before, 'Laptop\u202Egnp.exe' was stored, and read "Laptopexe.png" in every list, mail and webhook.
+    for (const name of ['Laptop\u202Egnp.exe', 'Lap\u200Btop', 'Lap\u0000top']) {
+      const refused = await h.agent.post('/passwordless-passkeys/rename').send({ id: credential.idB64, name });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors.name[0]).toMatch(/invisible formatting characters/);
+    }
+    expect((await h.auth.client.listCredentials(h.auth.userIdOf((await h.agent.get('/me')).body)!))[0].nickname).toBe('Laptop');
+  });
+
   it('deletes one only after a step-up, then it is gone at the service; the last one stays unless allowed', async () => {
     const h = hostApp();
     const { credential, user, email } = await signUp(h);
@@ -188,15 +201,22 @@ describe('recovery by email', () => {
     expectProblem(await supertest(h.host).post('/passwordless-recover/confirm').send({ recovery: linkA.get('recovery'), token: linkB.get('token') }), 400, 'invalid_link');
   });
 
-  it('is throttled per client address and per email address', async () => {
-    const perEmail = hostOn(service, app, { recovery: true }, undefined, { trustProxy: true });
-    const email = newEmail();
-    const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await supertest(perEmail.host).post('/passwordless-recover').set('X-Forwarded-For', `198.51.100.${i}`).send({ email })).status);
-    expect(statuses).toEqual([202, 202, 202, 429]);
-    const h = hostApp({ recovery: true, throttle: { recover: 2 } });
+  it('cannot be locked: repeats for one address are absorbed (202, one link mailed), floods refused per client address', async () => {
+    const h = hostOn(service, app, { recovery: true }, undefined, { trustProxy: true });
+    const { email } = await signUp(h);
+    const mailBefore = mailLength();
+    const ask = (client: string) => supertest(h.host).post('/passwordless-recover').set('X-Forwarded-For', client).send({ email });
+    // Three strangers ask for the user's link from three addresses; before, the owner's own request was then 429 for an hour.
+    const strangers = [(await ask('198.51.100.1')).status, (await ask('198.51.100.2')).status, (await ask('198.51.100.3')).status];
+    const own = await ask('203.0.113.7');
+    expect({ strangers, own: own.status, body: own.body }).toEqual({ strangers: [202, 202, 202], own: 202, body: { recoverySent: true } });
+    // One link reached the mailbox, not four; repeats were absorbed before the answer, so no other is on its way.
+    await recoveryLink(email, mailBefore);
+    expect(readFileSync(service.mailFile, 'utf8').slice(mailBefore).split(`To: ${email}`).length - 1).toBe(1);
+
+    const flooded = hostApp({ recovery: true, throttle: { recover: 2 } });
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push((await supertest(h.host).post('/passwordless-recover').send({ email: newEmail() })).status);
+    for (let i = 0; i < 3; i++) answers.push((await supertest(flooded.host).post('/passwordless-recover').send({ email: newEmail() })).status);
     expect(answers).toEqual([202, 202, 429]);
   });
 

@@ -305,9 +305,10 @@ describe('request hygiene', () => {
 
   it('serves the passkey endpoints and the related origins where configured, and nothing there otherwise', async () => {
     const h = hostApp({ passkeyEndpoints: { enroll: '/account/passkeys/new', manage: 'https://id.example.com/passkeys' }, relatedOrigins: ['https://shop.example.co.uk'] });
-    const endpoints = await supertest(h.host).get('/.well-known/passkey-endpoints').set('Host', 'app.example.com').set('X-Forwarded-Proto', 'https');
+    const endpoints = await supertest(h.host).get('/.well-known/passkey-endpoints');
     expect(endpoints.status).toBe(200);
-    expect(endpoints.body).toEqual({ enroll: 'http://app.example.com/account/passkeys/new', manage: 'https://id.example.com/passkeys' });
+    // On the configured origin (ORIGIN), whatever the request's Host: see forgedHost.test.ts.
+    expect(endpoints.body).toEqual({ enroll: 'https://app.example.com/account/passkeys/new', manage: 'https://id.example.com/passkeys' });
     expect((await supertest(h.host).get('/.well-known/webauthn')).body).toEqual({ origins: ['https://shop.example.co.uk'] });
     const plain = hostApp();
     expect((await supertest(plain.host).get('/.well-known/passkey-endpoints')).status).toBe(404);

@@ -92,7 +92,7 @@ describe('the packed middleware in a fresh host app', () => {
       [
         '-e',
         `const m = require('passwordless-selfhost/express');
-         const router = m.passwordless({ users: new m.InMemoryUserStore(), env: { Passwordless__ApiKey: 'host:public:${'a'.repeat(32)}', Passwordless__ApiSecret: 'host:secret:${'b'.repeat(32)}' } });
+         const router = m.passwordless({ users: new m.InMemoryUserStore(), env: { Passwordless__ApiKey: 'host:public:${'a'.repeat(32)}', Passwordless__ApiSecret: 'host:secret:${'b'.repeat(32)}', Passwordless__Origins: 'https://host.example' } });
          console.log(JSON.stringify({ router: typeof router, settings: router.settings.appId, client: router.client instanceof m.PasswordlessClient, error: typeof m.PasswordlessApiError }));`,
       ],
       host,
@@ -118,7 +118,7 @@ describe('the packed middleware in a fresh host app', () => {
         `import { createPasskeys, PasskeyError } from 'passwordless-selfhost/browser';
          import { createRequire } from 'node:module';
          const { passwordless, InMemoryUserStore } = createRequire(process.cwd() + '/')('passwordless-selfhost/express');
-         const router = passwordless({ users: new InMemoryUserStore(), serveBrowserModule: true, env: { Passwordless__ApiKey: 'host:public:${'a'.repeat(32)}', Passwordless__ApiSecret: 'host:secret:${'b'.repeat(32)}' } });
+         const router = passwordless({ users: new InMemoryUserStore(), serveBrowserModule: true, env: { Passwordless__ApiKey: 'host:public:${'a'.repeat(32)}', Passwordless__ApiSecret: 'host:secret:${'b'.repeat(32)}', Passwordless__Origins: 'https://host.example' } });
          console.log([typeof createPasskeys, typeof PasskeyError, typeof router].join(','));`,
       ],
       host,

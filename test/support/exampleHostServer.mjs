@@ -7,8 +7,15 @@ import { createHost } from '../../examples/express-host/host.mjs';
 // The umask an operator's shell might have (tests of the files' modes set it).
 if (process.env.EXAMPLE_UMASK) process.umask(Number.parseInt(process.env.EXAMPLE_UMASK, 8));
 
-// One test address signs up many times: more than a visitor's default budget.
-const host = createHost({ dataDir: process.env.EXAMPLE_DATA_DIR, publicApiUrl: process.env.Passwordless__ApiUrl, throttle: { signUp: 100 } });
+// One test address signs up many times, some addresses twice: more than a visitor's default budget,
+// than one mail per address in five minutes, and than the host's default mail budget
+// (Passwordless__Origins comes from the test).
+const host = createHost({
+  dataDir: process.env.EXAMPLE_DATA_DIR,
+  publicApiUrl: process.env.Passwordless__ApiUrl,
+  throttle: { signUp: 100, secondsBetweenMailsPerAddress: 0 },
+  mailBudget: { perHour: 1000, perDay: 1000 },
+});
 const server = host.app.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
 });

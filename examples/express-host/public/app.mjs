@@ -1,6 +1,6 @@
 // The page's part, on the browser module the middleware serves (passwordless-selfhost/browser):
-// sign-up by email, autofill sign-in, the passkey list with provider names, rename, delete (with
-// the step-up it needs, by itself), recovery by email and sign-out.
+// sign-up by email, autofill sign-in, the passkey list with provider names, rename, add and delete
+// (with the step-up they need, by themselves), recovery by email and sign-out.
 import { createPasskeys } from '/passwordless-browser/passwordless.mjs';
 
 const $ = (name, root = document) => root.querySelector(`[data-test="${name}"]`);
@@ -58,10 +58,17 @@ async function refresh() {
     return false;
   }
   const user = await me.json();
-  const { passkeys: list } = await passkeys.passkeys();
   $('me').textContent = `Signed in as ${user.displayName} <${user.email}>`;
-  $('passkeys').replaceChildren(...list.map(passkeyItem));
   show('signed-in');
+  // Signed in is signed in, even when the list cannot be had: say why beside it.
+  try {
+    const { passkeys: list } = await passkeys.passkeys();
+    $('passkeys').replaceChildren(...list.map(passkeyItem));
+    $('passkeys-error').textContent = '';
+  } catch (error) {
+    $('passkeys').replaceChildren();
+    $('passkeys-error').textContent = `Your passkeys could not be listed: ${error.message}`;
+  }
   return true;
 }
 
@@ -128,6 +135,7 @@ on('logout', async () => {
   if (!(await refresh())) offerAutofill();
 });
 
+if (passkeys.accountExists()) status('You already have an account with this address: sign in with your passkey, or ask for a sign-in link below.');
 if (!(await refresh())) {
   const user = await passkeys.finishSignUp().catch((error) => status(error.message));
   if (user) await signedIn(user);

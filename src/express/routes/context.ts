@@ -1,9 +1,13 @@
 import type { Request, RequestHandler } from 'express';
 import type { Strategy } from 'passport';
 import type { PasswordlessClient } from '../client';
+import type { HostMail } from '../hostMail';
+import type { HostOrigins } from '../hostOrigins';
+import type { PasskeyHooks } from '../passkeyHooks';
 import type { PasswordlessSettings } from '../settings';
 import type { TokenAcceptance } from '../strategy';
 import type { LocalUser, UserStore } from '../userStore';
+import type { Recovery } from './recover';
 
 /** Sign-up by email first: what `verifyEmail` sets. */
 export interface EmailVerification {
@@ -27,8 +31,22 @@ export interface RouteContext<U extends LocalUser> {
   verifyEmail: EmailVerification | undefined;
   /** The path of the route the verification link opens. */
   verifyEmailPath: string;
-  /** The host's own origins for this request (`Passwordless__Origins`, else its own). */
-  expectedOrigins(req: Request): readonly string[];
+  /** The host's origins and the base of its links, from configuration (`Origins`, `PublicUrl`). */
+  site: HostOrigins;
+  /** Account recovery by email, when on. */
+  recovery: Recovery | undefined;
+  /** The per-address gates and the host-wide budget of the mails the routes ask the service for. */
+  mail: HostMail;
+  /** The host's challenge before a sign-up (`signUpChallenge`). */
+  signUpChallenge: ((req: Request) => boolean | Promise<boolean>) | undefined;
+  /** What the host hears of added and deleted passkeys. */
+  hooks: PasskeyHooks<U>;
+  /** How long a step-up counts, in seconds (`stepUpMaxAge`). */
+  stepUpMaxAge: number;
+  /** How long after a sign-up or recovery a passkey may be added without a step-up, in seconds. */
+  freshSessionSeconds: number;
+  /** How old a passkey made during the session must be before it confirms a step-up, in seconds. */
+  newPasskeyStepUpDelaySeconds: number;
   /** How the login holds a token to the host's origins and purposes (routes narrow the types and purposes). */
   tokenAcceptance: TokenAcceptance;
   sessionCookieName: string;

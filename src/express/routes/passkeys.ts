@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { MAX_PASSKEY_NAME_LENGTH, passkeyNameProblem } from '../../shared/passkeyName';
 import type { Credential } from '../apiTypes';
 import { HostProblem } from '../errorCodes';
 import { asyncHandler, parseBody, sendJson } from '../http';
@@ -54,7 +55,15 @@ const idField = z.string({ message: 'must be a string' }).min(1, 'is required').
 
 const renameSchema = z.object({
   id: idField,
-  name: z.string({ message: 'must be a string' }).trim().min(1, 'must be 1 to 64 characters').max(64, 'must be 1 to 64 characters'),
+  name: z
+    .string({ message: 'must be a string' })
+    .trim()
+    .min(1, `must be 1 to ${MAX_PASSKEY_NAME_LENGTH} characters`)
+    .max(MAX_PASSKEY_NAME_LENGTH, `must be 1 to ${MAX_PASSKEY_NAME_LENGTH} characters`)
+    .superRefine((name, check) => {
+      const problem = passkeyNameProblem(name);
+      if (problem) check.addIssue({ code: 'custom', message: problem });
+    }),
 });
 
 const deleteSchema = z.object({ id: idField });
@@ -75,7 +84,11 @@ export function listPasskeysRoute<U extends LocalUser>(ctx: RouteContext<U>): Re
   });
 }
 
-/** `POST /passwordless-passkeys/rename {id, name}`: renames one of the signed-in user's passkeys (1 to 64 characters). */
+/**
+ * `POST /passwordless-passkeys/rename {id, name}`: renames one of the signed-in user's passkeys (1
+ * to 64 characters, none of them control or invisible formatting characters: the name reaches
+ * pages, mails and webhook consumers).
+ */
 export function renamePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
     const { userId } = signedInUser<U>(req, ctx.userIdOf);
@@ -89,15 +102,17 @@ export function renamePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>): R
 /**
  * `POST /passwordless-passkeys/delete {id}`: deletes one of the signed-in user's passkeys. Mounted
  * behind a step-up guard; the user's last passkey stays unless the host allows deleting it (a user
- * without a passkey could not sign in again except through recovery).
+ * without a passkey could not sign in again except through recovery). The host hears of it
+ * (`onPasskeyDeleted`).
  */
 export function deletePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>, allowLast: boolean): RequestHandler {
   return asyncHandler(async (req, res) => {
-    const { userId } = signedInUser<U>(req, ctx.userIdOf);
+    const { user, userId } = signedInUser<U>(req, ctx.userIdOf);
     const input = parseBody(deleteSchema, req.body);
-    const { count } = await ownPasskey(ctx, userId, input.id);
+    const { passkey, count } = await ownPasskey(ctx, userId, input.id);
     if (count === 1 && !allowLast) throw new HostProblem('last_passkey');
     await ctx.client.deleteCredential(input.id);
+    await ctx.hooks.passkeyDeleted({ user, userId, passkey: { id: passkey.id, name: passkey.name, device: passkey.device } });
     res.status(204).end();
   });
 }

@@ -1,16 +1,17 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import type { VerifiedUser } from '../apiTypes';
+import { recordSignIn } from '../accountSession';
 import { HostProblem } from '../errorCodes';
 import { isServiceRefusal } from '../errors';
+import { gateOpens, releaseMail, takeBudget } from '../hostMail';
 import { asyncHandler, parseBody, sendJson } from '../http';
-import { requestOrigin } from '../requestOrigin';
+import { mailRecoveryLink, RECOVERY_PURPOSE } from '../mailedLinks';
 import { isVerifyTokenShaped } from '../tokenShape';
 import type { LocalUser } from '../userStore';
 import type { RouteContext } from './context';
 
-/** The purpose of the single-use token a recovery link carries. */
-export const RECOVERY_PURPOSE = 'recovery';
+export { RECOVERY_PURPOSE };
 
 /** Account recovery by email: what `recovery` sets. */
 export interface Recovery {
@@ -31,37 +32,39 @@ const recoverSchema = z.object({
     .pipe(z.email({ message: 'must be an email address' }).max(254, 'must be at most 254 characters')),
 });
 
-/**
- * Mails a recovery link to `email` if a user has it. The link carries two tokens of the service:
- * the magic link's (`$TOKEN`, proving the mailbox was reached) and a generated sign-in token of
- * purpose `recovery`, which the service redeems once: so the link signs in once, although
- * magic-link tokens stay valid until they expire.
- */
-async function mailRecoveryLink<U extends LocalUser>(ctx: RouteContext<U>, recovery: Recovery, req: Request, email: string): Promise<void> {
+/** Mails a recovery link to `email` if a user has it and the host's mail budget allows; else nothing, quietly. */
+async function recoverByMail<U extends LocalUser>(ctx: RouteContext<U>, recovery: Recovery, base: string, email: string): Promise<void> {
   const user = await recovery.findByEmail(email);
   const userId = user ? ctx.userIdOf(user) : undefined;
   if (userId === undefined) return;
-  const origin = ctx.expectedOrigins(req)[0] ?? requestOrigin(req);
-  if (origin === undefined) return;
-  const { token: once } = await ctx.client.generateAuthenticationToken({ userId, timeToLive: recovery.linkLifetimeSeconds, purpose: RECOVERY_PURPOSE });
-  await ctx.client.sendMagicLink({
-    emailAddress: email,
-    urlTemplate: `${origin}${recovery.path}?recovery=${once}&token=$TOKEN`,
-    userId,
-    timeToLive: recovery.linkLifetimeSeconds,
-  });
+  const budget = await takeBudget(ctx.mail, 'recovery');
+  if (!budget.allowed) {
+    await releaseMail(ctx.mail, 'recovery', email, false);
+    (ctx.logger.warn ?? ctx.logger.error).call(ctx.logger, { retryAfterSeconds: budget.retryAfterSeconds }, 'passwordless: a recovery link was not sent: the host-wide mail budget is spent');
+    return;
+  }
+  try {
+    await mailRecoveryLink(ctx.client, { base, path: recovery.path, linkLifetimeSeconds: recovery.linkLifetimeSeconds }, userId, email);
+  } catch (error) {
+    await releaseMail(ctx.mail, 'recovery', email, true).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**
- * `POST /passwordless-recover {email}`: 202 whether or not the address has an account, answered
- * before anything is looked up or mailed, so neither the answer nor its timing tells who has one.
- * Throttled per client address and per email address.
+ * `POST /passwordless-recover {email}`: 202 every time, answered before anything is looked up or
+ * mailed, so neither the answer nor its timing tells who has an account, and nobody can make the
+ * owner's own request fail. One link per address in a few minutes (repeats are absorbed); floods
+ * are refused per client address (429, before this route).
  */
 export function recoverRoute<U extends LocalUser>(ctx: RouteContext<U>, recovery: Recovery): RequestHandler {
   return asyncHandler(async (req, res) => {
     const { email } = parseBody(recoverSchema, req.body);
+    const base = ctx.site.linkBase(req);
+    const open = await gateOpens(ctx.mail, 'recovery', email);
     sendJson(res, 202, { recoverySent: true });
-    await mailRecoveryLink(ctx, recovery, req, email).catch((error: unknown) => {
+    if (!open) return;
+    await recoverByMail(ctx, recovery, base, email).catch((error: unknown) => {
       ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'passwordless: a recovery link could not be sent');
     });
   });
@@ -103,7 +106,7 @@ async function verifiedOrInvalid<U extends LocalUser>(ctx: RouteContext<U>, toke
  * `POST /passwordless-recover/confirm {recovery, token}`: the button on the link's page. The
  * magic-link token must be this app's for the same user, and the recovery token is redeemed at the
  * service: a second use of the link is refused. The user is then signed in under a new session id;
- * the page offers to add a passkey.
+ * the page offers to add a passkey (which, for a few minutes, needs no step-up).
  */
 export function confirmRecoveryRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
@@ -115,6 +118,7 @@ export function confirmRecoveryRoute<U extends LocalUser>(ctx: RouteContext<U>):
     const user = await ctx.findUser(once.userId);
     if (!user) throw new HostProblem('unknown_user');
     await new Promise<void>((resolve, reject) => req.logIn(user, (error) => (error ? reject(error) : resolve())));
+    recordSignIn(req, { userId: once.userId, timestamp: once.timestamp, credentialId: null }, 'recovery', ctx.now());
     sendJson(res, 200, { ...ctx.publicUser(user), recovered: true });
   });
 }

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../shared/vocabulary';
 import { HostProblem } from '../errorCodes';
+import { gateOpens, releaseMail, takeBudget } from '../hostMail';
 import { asyncHandler, parseBody, sendJson } from '../http';
+import { mailAccountExistsLink, mailRecoveryLink, mailSignUpLink } from '../mailedLinks';
 import { holdSignUp } from '../pendingSignUp';
 import { registerRequest } from '../registerRequest';
-import { requestOrigin } from '../requestOrigin';
-import { signSignUpClaim } from '../signUpLink';
+import type { SignUpClaim } from '../signUpLink';
 import type { LocalUser } from '../userStore';
-import type { RouteContext } from './context';
+import type { EmailVerification, RouteContext } from './context';
 
 /** What a visitor signs up with; the email address is normalised as it is stored and mailed. */
 export const signUpSchema = z.object({
@@ -41,33 +42,70 @@ function visitorAliases<U extends LocalUser>(ctx: RouteContext<U>, email: string
   return given;
 }
 
+/** The host's challenge (a CAPTCHA, proof of work) before a sign-up costs anything; a failing or throwing one refuses it. */
+async function passChallenge<U extends LocalUser>(ctx: RouteContext<U>, req: Request): Promise<void> {
+  if (!ctx.signUpChallenge) return;
+  let passed: boolean;
+  try {
+    passed = (await ctx.signUpChallenge(req)) === true;
+  } catch (error) {
+    ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'passwordless: the sign-up challenge failed to run');
+    passed = false;
+  }
+  if (!passed) throw new HostProblem('challenge_failed');
+}
+
+/**
+ * Mails what a sign-up by email calls for: the verification link for a free address; for one that
+ * has an account, nothing is created, and its owner gets a recovery link (with `recovery`) or a
+ * note that the account exists. Run after the answer, which is the same either way.
+ */
+async function mailSignUp<U extends LocalUser>(ctx: RouteContext<U>, verification: EmailVerification, base: string, claim: SignUpClaim): Promise<void> {
+  const owner = ctx.users.findByEmail ? await ctx.users.findByEmail(claim.email) : undefined;
+  const ownerId = owner ? ctx.userIdOf(owner) : undefined;
+  if (ownerId === undefined) {
+    await mailSignUpLink(ctx.client, ctx.settings.apiSecret, { base, path: ctx.verifyEmailPath, linkLifetimeSeconds: verification.linkLifetimeSeconds }, claim);
+  } else if (ctx.recovery) {
+    await mailRecoveryLink(ctx.client, { base, path: ctx.recovery.path, linkLifetimeSeconds: ctx.recovery.linkLifetimeSeconds }, ownerId, claim.email);
+  } else {
+    await mailAccountExistsLink(ctx.client, { base, page: verification.page, linkLifetimeSeconds: verification.linkLifetimeSeconds }, ownerId, claim.email);
+  }
+}
+
 /**
  * `POST /passwordless-register {email, username, displayName}`: starts a sign-up. Nothing is
  * written to the user store: the sign-up is pending (in the session) until its passkey exists and
- * its token comes back at login. With `verifyEmail`, it first mails a link (202, the same answer
- * for any address); otherwise it answers `{token}`, a registration token for a random userId.
+ * its token comes back at login. With `verifyEmail` (the default), it answers 202 at once, the same
+ * for any address, and then mails a link (one per address in a few minutes; within the host's mail
+ * budget, else 429 `mail_quota_reached`); otherwise it answers `{token}`, a registration token for
+ * a random userId.
  */
 export function registerRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
     const input = parseBody(signUpSchema, req.body);
     const aliases = visitorAliases(ctx, input.email, input.aliases);
+    await passChallenge(ctx, req);
     const displayName = input.displayName || input.username;
     const userId = randomUUID();
-    if (ctx.verifyEmail) {
-      const { linkLifetimeSeconds } = ctx.verifyEmail;
-      const signUp = signSignUpClaim(
-        { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + linkLifetimeSeconds * 1000 },
-        ctx.settings.apiSecret,
-      );
-      const origin = ctx.expectedOrigins(req)[0] ?? requestOrigin(req);
-      if (origin === undefined) throw new HostProblem('validation_failed', 'The request has no Host header to build the verification link from.');
-      await ctx.client.sendMagicLink({
-        emailAddress: input.email,
-        urlTemplate: `${origin}${ctx.verifyEmailPath}?signup=${signUp}&token=$TOKEN`,
-        userId,
-        timeToLive: linkLifetimeSeconds,
-      });
+    const verification = ctx.verifyEmail;
+    if (verification) {
+      const base = ctx.site.linkBase(req);
+      if (!(await gateOpens(ctx.mail, 'verification', input.email))) {
+        sendJson(res, 202, { verificationSent: true });
+        return;
+      }
+      const budget = await takeBudget(ctx.mail, 'verification');
+      if (!budget.allowed) {
+        await releaseMail(ctx.mail, 'verification', input.email, false);
+        res.setHeader('Retry-After', String(budget.retryAfterSeconds));
+        throw new HostProblem('mail_quota_reached', 'Sign-ups are paused until the time in Retry-After; account recovery still works.');
+      }
       sendJson(res, 202, { verificationSent: true });
+      const claim = { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + verification.linkLifetimeSeconds * 1000 };
+      await mailSignUp(ctx, verification, base, claim).catch(async (error: unknown) => {
+        await releaseMail(ctx.mail, 'verification', input.email, true).catch(() => undefined);
+        ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'passwordless: a sign-up mail could not be sent');
+      });
       return;
     }
     holdSignUp(req, { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + ctx.settings.register.expirationSeconds * 1000 });

@@ -1,7 +1,10 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { sessionProof } from '../accountSession';
+import { credentialIdOf } from '../credentialIdOf';
 import { HostProblem } from '../errorCodes';
 import { asyncHandler, parseBody } from '../http';
+import { passkeyMayStepUp } from '../passkeyMayStepUp';
 import { signedInUser } from '../signedInUser';
 import { recordStepUp } from '../stepUp';
 import { acceptedToken } from '../strategy';
@@ -17,8 +20,10 @@ const stepUpSchema = z.object({
  * `POST /passwordless-step-up {token, purpose?}`: the signed-in user confirmed it is them with a
  * passkey (the published client's `stepup({signinMethod, purpose})` makes the token). The token
  * must be a passkey sign-in of that purpose (default `step-up`), made on the host's origins, by
- * the signed-in user's own passkey. The time is kept in the session, which keeps its id: a step-up
- * is not a new sign-in.
+ * the signed-in user's own passkey, and that passkey must be the one that opened this session, or
+ * have existed before it, or be old enough (`newPasskeyStepUpDelaySeconds`): a passkey added with
+ * a stolen session confirms nothing. The time and the passkey are kept in the session, which keeps its id: a step-up is not
+ * a new sign-in.
  */
 export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
@@ -26,8 +31,17 @@ export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestH
     const input = parseBody(stepUpSchema, req.body);
     const checked = await acceptedToken(ctx.client, input.token, { ...ctx.tokenAcceptance, types: new Set(['passkey_signin']), purposes: [input.purpose] }, req);
     if ('failure' in checked) throw new HostProblem(checked.failure.problem);
-    if (checked.verified.userId !== userId) throw new HostProblem('token_not_accepted', "The token proves another user's passkey, not the signed-in user's.");
-    recordStepUp(req, input.purpose, userId, ctx.now());
+    const { verified } = checked;
+    if (verified.userId !== userId) throw new HostProblem('token_not_accepted', "The token proves another user's passkey, not the signed-in user's.");
+    const credentialId = credentialIdOf(verified);
+    const passkey = (await ctx.client.listCredentials(userId)).find((c) => c.descriptor.id === credentialId);
+    if (!passkey) throw new HostProblem('token_not_accepted', 'The passkey of this token is no longer one of yours.');
+    const stepUpAt = Date.parse(verified.timestamp);
+    if (!passkeyMayStepUp({ id: passkey.descriptor.id, createdAt: Date.parse(passkey.createdAt) }, sessionProof(req, userId), ctx.newPasskeyStepUpDelaySeconds, stepUpAt)) {
+      const minutes = Math.ceil(ctx.newPasskeyStepUpDelaySeconds / 60);
+      throw new HostProblem('passkey_too_new', `Use a passkey you had before you signed in; a passkey added since confirms nothing until it is ${minutes} minutes old.`);
+    }
+    recordStepUp(req, input.purpose, userId, passkey.descriptor.id, ctx.now());
     res.status(204).end();
   });
 }

@@ -1,0 +1,32 @@
+import type { Request } from 'express';
+import type { VerifiedUser } from './apiTypes';
+import { credentialIdOf } from './credentialIdOf';
+import type { SessionProof } from './passkeyMayStepUp';
+import { requireSessionValues, sessionValuesOf, type SignInWay } from './sessionValues';
+
+/**
+ * Notes, right after `req.logIn`, how the session of `verified.userId` was opened: the way, the
+ * host's time (for how fresh it is), and the proof's issue time and passkey at the service (for
+ * which passkeys existed before it).
+ */
+export function recordSignIn(req: Request, verified: Pick<VerifiedUser, 'userId' | 'timestamp' | 'credentialId'>, via: SignInWay, now: number): void {
+  const provenAt = Date.parse(verified.timestamp);
+  requireSessionValues(req).passwordlessSignIn = { userId: verified.userId, via, at: now, provenAt: Number.isFinite(provenAt) ? provenAt : 0, credentialId: credentialIdOf(verified) };
+}
+
+/** What the session recorded of the sign-in of `userId`, if the middleware opened it. */
+export function sessionProof(req: Request, userId: string): SessionProof | undefined {
+  const record = sessionValuesOf(req)?.passwordlessSignIn;
+  return record?.userId === userId ? { provenAt: record.provenAt, credentialId: record.credentialId } : undefined;
+}
+
+/**
+ * Whether a sign-up or a recovery opened this session of `userId` within the last `withinSeconds`:
+ * the owner of the mailbox just proved itself, and may add a passkey without stepping up (a
+ * recovered user has none that works; a new user is still on the page that made the first).
+ */
+export function freshAccountSession(req: Request, userId: string, withinSeconds: number, now: number): boolean {
+  const record = sessionValuesOf(req)?.passwordlessSignIn;
+  if (!record || record.userId !== userId || record.via === 'sign-in') return false;
+  return record.at <= now && now - record.at <= withinSeconds * 1000;
+}
