@@ -86,6 +86,31 @@ describe('the packed middleware in a fresh host app', () => {
     expect(withScripts.map((p) => p.name)).toEqual([]);
   });
 
+  it("runs the README's snippet as written (Origins set), and without Origins refuses to start, naming it", () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const snippet = /## Passkeys in your Express app\s+```js\n([\s\S]+?)```/.exec(readme)![1];
+    expect(snippet).toContain("origins: 'http://localhost:3000'");
+    // Only the port differs: the snippet asks the one it listens on for a signed-out user's passkeys.
+    const probe = `const server = app.listen(0, '127.0.0.1', async () => {
+      const res = await fetch(\`http://127.0.0.1:\${server.address().port}/passwordless-passkeys\`);
+      console.log(JSON.stringify({ status: res.status, type: res.headers.get('content-type'), body: await res.json() }));
+      server.close();
+    });`;
+    const script = (text: string) => text.replace('app.listen(3000);', probe);
+    const env = { ...process.env, SESSION_SECRET: 'a'.repeat(32), Passwordless__ApiKey: `host:public:${'a'.repeat(32)}`, Passwordless__ApiSecret: `host:secret:${'b'.repeat(32)}` };
+    writeFileSync(join(host, 'readme.js'), script(snippet));
+    expect(JSON.parse(run(process.execPath, ['readme.js'], host, env))).toEqual({ status: 401, type: 'application/problem+json', body: expect.objectContaining({ errorCode: 'not_signed_in' }) });
+
+    writeFileSync(join(host, 'readme-no-origins.js'), script(snippet.replace(/^\s*origins: .*\n/m, '')));
+    let failure: { stderr?: string } | undefined;
+    try {
+      run(process.execPath, ['readme-no-origins.js'], host, env);
+    } catch (error) {
+      failure = error as { stderr?: string };
+    }
+    expect(failure?.stderr).toMatch(/PasswordlessSettingsError: Passwordless__Origins is required with verifyEmail/);
+  });
+
   it('works with require', () => {
     const out = run(
       process.execPath,
