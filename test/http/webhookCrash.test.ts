@@ -3,6 +3,7 @@ import { startServiceProcess, type ServiceProcess } from '../support/serviceProc
 import type { TestApp, TestDatabase } from '../support/testService';
 import { createTestDatabase } from '../support/testService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
 
 const PROCESS_TIMEOUT_MS = 60_000;
 const ENV = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1' };
@@ -42,6 +43,7 @@ describe('webhooks across a crash of the service', () => {
       // The receiver takes the first delivery and never answers: it is in flight when the service dies.
       receiver.hold = true;
       const users = ['u1', 'u2', 'u3', 'u4', 'u5'];
+      await givenUsers(svc.http, app.apiSecret, users);
       for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
       await eventually('the first delivery in flight', () => (receiver.received.length > 0 ? true : undefined));
       const killed = svc.pid;
@@ -77,6 +79,7 @@ describe('webhooks across a crash of the service', () => {
       const created = await svc.http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/api-replica'), eventTypes: ['user.deleted'] });
       expect(created.status).toBe(201);
       const users = ['w1', 'w2', 'w3'];
+      await givenUsers(svc.http, app.apiSecret, users);
       for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
       // The endpoint's log through the same process: written, never attempted.
       const log = await svc.http.get(`/webhooks/deliveries?id=${created.body.id}`).set('ApiSecret', app.apiSecret);

@@ -12,6 +12,7 @@ import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
 
 warnIfPostgresSkipped();
 
@@ -38,6 +39,12 @@ async function createEndpoint(svc: Running, app: TestApp, body: object): Promise
 }
 
 const typesOf = (webhooks: ReceivedWebhook[]) => webhooks.map((w) => w.payload.type);
+
+/** Deletes a user the app has (made one first): a deletion that a user.deleted webhook reports. */
+async function deleteUser(svc: Running, app: TestApp, userId: string) {
+  await givenUsers(svc.http, app.apiSecret, [userId]);
+  return svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId });
+}
 
 describe.each(providers())('webhooks on %s', (provider: Provider) => {
   let database: TestDatabase;
@@ -262,6 +269,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
       const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent', 'user.deleted'] });
       const sent = () => receiver.received.map((w) => [w.payload.type, w.payload.data]);
       // An event before the send, still to be sent when the send is in flight.
+      await givenUsers(svc.http, app.apiSecret, ['u0']);
       expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u0' })).status).toBe(204);
 
       // The SMTP server has the mail; the service has not heard so yet: what came before goes, the send's event waits.
@@ -325,6 +333,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     await receiver.stop();
+    await givenUsers(svc.http, app.apiSecret, ['u1', 'u2', 'u3']);
     for (const userId of ['u1', 'u2', 'u3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
 
     const drain = async (advanceMs: number) => {
@@ -380,6 +389,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
   it('stops a run at a delivery held back until later, and sends nothing after it before it', async () => {
     const app = await newApp(svc);
     await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    await givenUsers(svc.http, app.apiSecret, ['h1', 'h2', 'h3']);
     for (const userId of ['h1', 'h2', 'h3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
     // The second is held for ten minutes (as magic_link.sent is until its mail is taken).
     const [, held] = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -397,6 +407,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     const users = Array.from({ length: 250 }, (_, i) => `u${i + 1}`);
+    await givenUsers(svc.http, app.apiSecret, users);
     for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
     // u120's first attempt fails.
     let failed = false;
@@ -426,7 +437,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const app = await newApp(svc);
     await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     receiver.status = 503;
-    expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' })).status).toBe(204);
+    expect((await deleteUser(svc, app, 'u1')).status).toBe(204);
     for (let step = 0; step < 80; step++) {
       await svc.services.webhookWorker.drain();
       clock.now += 3_600_000;
@@ -442,7 +453,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const gone = await createEndpoint(svc, app, { url: receiver.url('/gone'), eventTypes: ['user.deleted'] });
     await createEndpoint(svc, app, { url: receiver.url('/fine'), eventTypes: ['user.deleted'] });
     receiver.status = (path) => (path === '/gone' ? 410 : 200);
-    for (const userId of ['u1', 'u2']) await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId });
+    for (const userId of ['u1', 'u2']) await deleteUser(svc, app, userId);
     await svc.services.webhookWorker.drain();
     expect(receiver.received.map((w) => `${w.path} ${w.payload.data.userId}`).sort()).toEqual(['/fine u1', '/fine u2', '/gone u1']);
 
@@ -452,11 +463,11 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(states.map((d) => d.state)).toEqual(['failed', 'failed']);
 
     // No more deliveries for it, until the app enables it again.
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u3' });
+    await deleteUser(svc, app, 'u3');
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(2);
     const enabled = await svc.http.post('/webhooks/update').set('ApiSecret', app.apiSecret).send({ id: gone.id, enabled: true });
     expect([enabled.body.enabled, enabled.body.disabledReason]).toEqual([true, null]);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u4' });
+    await deleteUser(svc, app, 'u4');
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(3);
   });
 
@@ -466,7 +477,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     // The operator takes loopback off the allowed networks and restarts.
     await svc.close();
     svc = await serviceOn(database, { WEBHOOK_ALLOW_INSECURE: 'true' }, clock);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     expect(receiver.received).toEqual([]);
     const [attempt] = await svc.services.store.db.webhookAttempt.findMany({ where: { tenant: app.appId } });
@@ -482,7 +493,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(rotated.status).toBe(200);
     expect(rotated.body).toEqual({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: new Date(T0 + 86_400_000).toISOString() });
     expect(rotated.body.secret).not.toBe(endpoint.secret);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     const [webhook] = receiver.received;
     expect(webhook.signatures).toEqual([expect.stringMatching(/^v1,/), expect.stringMatching(/^v1,/)]);
@@ -495,7 +506,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
 
     // A day later only the new secret signs.
     clock.now += 86_400_001;
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u2' });
+    await deleteUser(svc, app, 'u2');
     await svc.services.webhookWorker.drain();
     const later = receiver.received[1];
     expect(later.signatures).toHaveLength(1);
@@ -521,7 +532,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     // The first key gone, the endpoint signs with its current secret alone.
     await svc.close();
     svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: second }, clock);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     const [webhook] = receiver.received;
     expect(webhook.signatures).toHaveLength(1);

@@ -16,6 +16,8 @@ export interface WebhookClaim {
 /** What a claim took: each delivery, with what sending it needs. */
 export interface ClaimedDelivery {
   id: string;
+  /** The `webhook-id` it is sent with: its own id, or for a replay the replayed event's. */
+  webhookId: string;
   tenant: string;
   endpointId: string;
   payload: string;
@@ -24,7 +26,7 @@ export interface ClaimedDelivery {
   nextAttemptAt: Date;
 }
 
-const CLAIMED_COLUMNS = `"id", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`;
+const CLAIMED_COLUMNS = `"id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`;
 
 /** A time as a raw query gives it back: a Date, or SQLite's stored text (`…+00:00`, or Prisma's own forms). */
 const dateOf = (value: unknown): Date => {
@@ -35,6 +37,7 @@ const dateOf = (value: unknown): Date => {
 };
 const claimedOf = (row: Record<string, unknown>): ClaimedDelivery => ({
   id: row.id as string,
+  webhookId: (row.webhookId as string | null) ?? (row.id as string),
   tenant: row.tenant as string,
   endpointId: row.endpointId as string,
   payload: row.payload as string,

@@ -43,6 +43,7 @@ export class WebhookDeliveryLog {
     });
     return deliveries.map((d) => ({
       id: d.id,
+      webhookId: d.webhookId ?? d.id,
       eventType: d.eventType,
       state: d.state,
       createdAt: d.createdAt.toISOString(),
@@ -54,25 +55,30 @@ export class WebhookDeliveryLog {
     }));
   }
 
-  /** A copy of a delivery (the same body, a new webhook-id), queued behind the endpoint's others. */
-  async redeliver(appId: string, deliveryId: string): Promise<{ id: string }> {
+  /**
+   * A replay of a delivery, queued behind the endpoint's others: a delivery of its own (its own
+   * attempts in the log) with the same body and the same `webhook-id` as the event it replays, as
+   * Standard Webhooks has it: the id names the event, so a receiver that de-duplicates on it handles
+   * the event once however often it comes.
+   */
+  async redeliver(appId: string, deliveryId: string): Promise<{ id: string; webhookId: string }> {
     if (!DELIVERY_ID.test(deliveryId)) throw new ApiError('webhook_delivery_not_found');
-    const original = await this.db.webhookDelivery.findFirst({ where: { tenant: appId, id: deliveryId }, select: { endpointId: true, eventType: true, payload: true } });
+    const original = await this.db.webhookDelivery.findFirst({ where: { tenant: appId, id: deliveryId }, select: { endpointId: true, eventType: true, payload: true, webhookId: true } });
     if (!original) throw new ApiError('webhook_delivery_not_found');
     await this.assertEndpoint(appId, original.endpointId);
-    // The body as it was first sent (its timestamp is when the event happened); only the id is new.
+    // The body as it was first sent (its timestamp is when the event happened); a replay of a replay keeps the first id.
     const [fresh] = this.outbox.deliveriesTo(appId, [original.endpointId], original.eventType, {});
-    const copy = { ...fresh, payload: original.payload };
+    const copy = { ...fresh, payload: original.payload, webhookId: original.webhookId ?? deliveryId };
     await this.outbox.writeAlone([copy]);
-    return { id: copy.id };
+    return { id: copy.id, webhookId: copy.webhookId };
   }
 
   /** A `webhook.test` event to the endpoint, whatever it subscribes to. */
-  async sendTest(appId: string, endpointId: string): Promise<{ id: string }> {
+  async sendTest(appId: string, endpointId: string): Promise<{ id: string; webhookId: string }> {
     await this.assertEndpoint(appId, endpointId);
     const [delivery] = this.outbox.deliveriesTo(appId, [endpointId], 'webhook.test', { endpointId });
     await this.outbox.writeAlone([delivery]);
-    return { id: delivery.id };
+    return { id: delivery.id, webhookId: delivery.id };
   }
 
   private async assertEndpoint(appId: string, endpointId: string): Promise<void> {

@@ -255,9 +255,9 @@ export class WebhookDeliveryWorker {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'passwordless-selfhost-webhooks',
-          'webhook-id': delivery.id,
+          'webhook-id': delivery.webhookId,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': secrets.map((key) => signStandardWebhook(key, delivery.id, timestamp, delivery.payload)).join(' '),
+          'webhook-signature': secrets.map((key) => signStandardWebhook(key, delivery.webhookId, timestamp, delivery.payload)).join(' '),
         },
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
