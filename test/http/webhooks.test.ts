@@ -13,6 +13,7 @@ import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostg
 import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 import { givenUsers } from '../support/webhookUsers';
+import { claimWebhookDeliveries } from '../../src/server/store';
 
 warnIfPostgresSkipped();
 
@@ -401,6 +402,54 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     clock.now += 600_000;
     await svc.services.webhookWorker.drain();
     expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['h1', 'h2', 'h3']);
+  });
+
+  it("takes turns between apps: every app's first waiting endpoint before any app's second, and never more of one app's than its share", async () => {
+    const [busy, quiet] = [await newApp(svc), await newApp(svc)];
+    const busyEndpoints = [];
+    for (let i = 0; i < 5; i++) busyEndpoints.push(await createEndpoint(svc, busy, { url: receiver.url(`/busy/${i}`), eventTypes: ['aliases.updated'] }));
+    const quietEndpoint = await createEndpoint(svc, quiet, { url: receiver.url('/quiet'), eventTypes: ['aliases.updated'] });
+    // The busy app's five deliveries are older than the quiet app's one.
+    await givenUsers(svc.http, busy.apiSecret, ['u1']);
+    clock.now += 1;
+    await givenUsers(svc.http, quiet.apiSecret, ['u1']);
+    const { db, provider: storeProvider } = svc.services.store;
+    const claim = async (limit: number, perApp: number, sending: Map<string, number>) => {
+      const claimed = await claimWebhookDeliveries(db, storeProvider, { now: clock.now, leaseUntil: clock.now + 60_000, workerId: 'test-worker', limit, runLength: 1, perApp, sending });
+      await db.webhookDelivery.updateMany({ where: { id: { in: claimed.map((d) => d.id) } }, data: { leaseUntil: null, claimedBy: null } });
+      return claimed.map((d) => d.endpointId).sort();
+    };
+    const set = (...ids: string[]) => ids.sort();
+    // Two slots: the quiet app's endpoint gets one though the busy app's five waited longer.
+    expect(await claim(2, 4, new Map())).toEqual(set(busyEndpoints[0].id, quietEndpoint.id));
+    // Ten slots, a share of two: the busy app's two longest waiting, and the quiet app's.
+    expect(await claim(10, 2, new Map())).toEqual(set(busyEndpoints[0].id, quietEndpoint.id, busyEndpoints[1].id));
+    // Those already sent to count: with two of the busy app's under way, only the quiet app's is claimed.
+    expect(await claim(10, 2, new Map([[busy.appId, 2]]))).toEqual(set(quietEndpoint.id));
+    expect(await claim(10, 3, new Map([[busy.appId, 2], [quiet.appId, 3]]))).toEqual(set(busyEndpoints[0].id));
+  });
+
+  it("makes an endpoint whose run spent its budget yield its turn to another app's endpoint that was waiting", async () => {
+    await svc.close();
+    svc = await inProcessService(database, LOOPBACK_ALLOWED, {
+      now: () => clock.now,
+      flushIntervalMs: 0,
+      // One slot, and a budget that every run has spent after its first delivery.
+      webhooks: { pollIntervalMs: 0, random: () => 0.5, concurrency: 1, perAppConcurrency: 1, runBudgetMs: 0 },
+    });
+    const [slow, other] = [await newApp(svc), await newApp(svc)];
+    await createEndpoint(svc, slow, { url: receiver.url('/slow'), eventTypes: ['user.deleted'] });
+    await createEndpoint(svc, other, { url: receiver.url('/other'), eventTypes: ['user.deleted'] });
+    await givenUsers(svc.http, slow.apiSecret, ['s1', 's2', 's3']);
+    for (const userId of ['s1', 's2', 's3']) expect((await svc.http.post('/users/delete').set('ApiSecret', slow.apiSecret).send({ userId })).status).toBe(204);
+    clock.now += 1;
+    await deleteUser(svc, other, 'o1');
+    clock.now += 1;
+    await svc.services.webhookWorker.drain();
+    // s1's run yielded after it: o1, which had waited since before, went next; s2 and s3 then in order.
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['s1', 'o1', 's2', 's3']);
+    const log = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: slow.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(log.map((d) => [d.state, d.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
   });
 
   it('sends a backlog in order in runs over one connection, and a failure mid-run holds back what follows it', async () => {

@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       tokenKeyEncryption: { current: undefined, previous: [] },
       webhooks: { allowInsecure: false, allowPrivateNetworks: NO_NETWORKS },
       webhookWorker: true,
+      webhookDelivery: { timeoutMs: 15_000, leaseMs: 15_000 },
     });
   });
 
@@ -101,6 +102,8 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_INSECURE: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8, 127.0.0.1',
       WEBHOOK_WORKER: 'false',
+      WEBHOOK_TIMEOUT_SECONDS: '30',
+      WEBHOOK_LEASE_SECONDS: '20',
     });
     expect(config).toEqual({
       port: 443,
@@ -143,6 +146,7 @@ describe('loadConfig', () => {
       mdsTrustedRoots: [],
       webhooks: { allowInsecure: true, allowPrivateNetworks: expect.objectContaining({ entries: ['10.0.0.0/8', '127.0.0.1'] }) },
       webhookWorker: false,
+      webhookDelivery: { timeoutMs: 30_000, leaseMs: 20_000 },
     });
     expect(config.webhooks.allowPrivateNetworks.covers('10.1.2.3')).toBe(true);
     expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);
@@ -151,6 +155,11 @@ describe('loadConfig', () => {
   it('refuses a WEBHOOK_ALLOW_PRIVATE_NETWORKS entry that is neither an address nor a network, naming the variable', () => {
     expect(configErrorFor({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8,intranet' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS /);
     expect(configErrorFor({ WEBHOOK_ALLOW_INSECURE: 'maybe' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_INSECURE /);
+  });
+
+  it('refuses a webhook timeout or lease out of range, naming the variable', () => {
+    for (const value of ['0', '121', '15s', '-1']) expect(configErrorFor({ WEBHOOK_TIMEOUT_SECONDS: value }).message).toMatch(/^Invalid configuration: WEBHOOK_TIMEOUT_SECONDS /);
+    for (const value of ['4', '601', 'soon']) expect(configErrorFor({ WEBHOOK_LEASE_SECONDS: value }).message).toMatch(/^Invalid configuration: WEBHOOK_LEASE_SECONDS /);
   });
 
   describe('FIDO metadata', () => {

@@ -60,6 +60,15 @@ export interface Config {
    * turn it off and leave delivery to others (which then notice new deliveries at their next poll).
    */
   webhookWorker: boolean;
+  webhookDelivery: WebhookDeliverySettings;
+}
+
+/** How the delivery worker sends (docs/operations.md, "Webhooks"). */
+export interface WebhookDeliverySettings {
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one attempt may take, answer included (Standard Webhooks recommends 15 to 30 s). */
+  timeoutMs: number;
+  /** WEBHOOK_LEASE_SECONDS: how long a claim holds unless its worker renews it; a killed worker's deliveries go out again within it. */
+  leaseMs: number;
 }
 
 /** Where webhooks may go (docs/security.md, "Webhook destinations"). */
@@ -199,6 +208,12 @@ const schema = z.object({
   TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: optional(keyEncryptionKey),
   WEBHOOK_ALLOW_INSECURE: optional(booleanFlag),
   WEBHOOK_WORKER: optional(booleanFlag),
+  WEBHOOK_TIMEOUT_SECONDS: optional(z.string().regex(/^\d{1,3}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 15 : Number(v)))
+    .pipe(z.number().min(1, 'must be between 1 and 120').max(120, 'must be between 1 and 120')),
+  WEBHOOK_LEASE_SECONDS: optional(z.string().regex(/^\d{1,3}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 15 : Number(v)))
+    .pipe(z.number().min(5, 'must be between 5 and 600').max(600, 'must be between 5 and 600')),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: optional(
     z.string().transform((v, ctx) => {
       const list = parseNetworkList(v);
@@ -290,5 +305,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenKeyEncryption: { current: v.TOKEN_KEY_ENCRYPTION_KEY, previous: v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS ? [v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS] : [] },
     webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
     webhookWorker: v.WEBHOOK_WORKER ?? true,
+    webhookDelivery: { timeoutMs: v.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: v.WEBHOOK_LEASE_SECONDS * 1000 },
   };
 }

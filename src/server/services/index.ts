@@ -142,6 +142,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
     // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
     pollIntervalMs: config.webhookWorker ? 1000 : 0,
+    timeoutMs: config.webhookDelivery.timeoutMs,
+    leaseMs: config.webhookDelivery.leaseMs,
     ...options.webhooks,
     now,
   });
