@@ -130,6 +130,7 @@ export function createApp(services: Services, logger: Logger, options: AppOption
   app.set('trust proxy', services.config.trustProxy);
   const metrics = options.metrics ?? createMetrics({ poolStats: services.store.poolStats });
   services.webhookWorker.onOutcome(metrics.webhookOutcome);
+  services.webhookOutbox.onNotQueued(metrics.webhookNotQueued);
   const api = apiRouter(services, metrics, surface);
   // What every request passes, then the fixed-path routes, as one layer of the app's router.
   app.use(

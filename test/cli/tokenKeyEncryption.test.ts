@@ -14,6 +14,7 @@ import { eventually } from '../support/eventually';
 import { CLI, childEnv, ensureBuilt, startServiceProcess } from '../support/serviceProcess';
 import { createTestDatabase, type TestApp, type TestDatabase } from '../support/testService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
 
 const PROCESS_TIMEOUT_MS = 180_000;
 const newKek = () => randomBytes(32).toString('base64url');
@@ -170,6 +171,7 @@ describe('turning TOKEN_KEY_ENCRYPTION_KEY on for an existing database, and rota
           expect((await verify(service, app, token)).body).toMatchObject({ success: true, userId });
         }
         // Without the first key the endpoint still signs with both of its secrets, each verifying.
+        await givenUsers(service.http, app.apiSecret, ['u1']);
         expect((await service.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' })).status).toBe(204);
         const webhook = await eventually('the user.deleted webhook', () => receiver.received[0]);
         expect(webhook.signatures).toHaveLength(2);

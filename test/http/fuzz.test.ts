@@ -158,6 +158,7 @@ describe.each(providers())('fuzzing every operation of the OpenAPI document on %
       RATE_LIMIT_PUBLIC_PER_APP: unreachable,
       RATE_LIMIT_PRIVATE_PER_IP: unreachable,
       RATE_LIMIT_PRIVATE_PER_APP: unreachable,
+      RATE_LIMIT_WEBHOOK_SENDS_PER_APP: unreachable,
       RATE_LIMIT_AUTH_FAILURES_PER_IP: unreachable,
       RATE_LIMIT_AUTH_FAILURES_PER_APP: unreachable,
       ...metadataEnv(pki, writeBlob(pki, `fuzz-${provider}.jwt`, testBlob(pki))),

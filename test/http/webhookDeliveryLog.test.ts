@@ -5,6 +5,7 @@ import { expectProblem } from '../support/problems';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { inProcessService, LOOPBACK_ALLOWED } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
 
 warnIfPostgresSkipped();
 
@@ -36,6 +37,7 @@ describe.each(providers())('the webhook delivery log, redelivery, test event and
     const created = await http.post('/webhooks/create').set('ApiSecret', app.apiSecret).send({ url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     const { id, secret } = created.body as { id: string; secret: string };
     receiver.status = 500;
+    await givenUsers(http, app.apiSecret, ['u1']);
     await http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
     await services.webhookWorker.drain();
 
@@ -44,6 +46,7 @@ describe.each(providers())('the webhook delivery log, redelivery, test event and
     expect(log.body).toEqual([
       {
         id: expect.stringMatching(/^msg_/),
+        webhookId: log.body[0]?.id,
         eventType: 'user.deleted',
         state: 'pending',
         createdAt: new Date(T0).toISOString(),
@@ -63,19 +66,24 @@ describe.each(providers())('the webhook delivery log, redelivery, test event and
     const first = (await http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret)).body[0];
     expect([first.state, first.attempts, first.nextAttemptAt, first.attemptLog.map((a: { status: number }) => a.status)]).toEqual(['delivered', 2, null, [500, 200]]);
 
-    // Sent again on request: the same body under a new webhook-id.
+    // Sent again on request (a replay): the same body under the same webhook-id, as a delivery of its own.
     const again = await http.post('/webhooks/redeliver').set('ApiSecret', app.apiSecret).send({ deliveryId: first.id });
     expect(again.status).toBe(202);
+    expect(again.body).toEqual({ id: expect.stringMatching(/^msg_/), webhookId: first.id });
+    expect(again.body.id).not.toBe(first.id);
     const test = await http.post('/webhooks/test').set('ApiSecret', app.apiSecret).send({ id });
     expect(test.status).toBe(202);
     const adminTest = await http.post(`/admin/apps/${app.appId}/webhooks/${id}/test`).set('ManagementKey', MANAGEMENT_KEY);
     expect(adminTest.status).toBe(202);
     await services.webhookWorker.drain();
     const [original, copy, testEvent, adminTestEvent] = receiver.received.slice(-4);
-    expect(copy.id).toBe(again.body.id);
-    expect(copy.id).not.toBe(original.id);
-    expect(copy.payload).toEqual(original.payload);
+    expect(copy.id).toBe(original.id);
+    expect(copy.body).toBe(original.body);
     expect([testEvent.id, testEvent.payload.type, testEvent.payload.data]).toEqual([test.body.id, 'webhook.test', { endpointId: id }]);
+    expect(test.body.webhookId).toBe(test.body.id);
+    // The log lists the replay as a delivery of its own, with the webhook-id it was sent with.
+    const replay = (await http.get(`/webhooks/deliveries?id=${id}`).set('ApiSecret', app.apiSecret)).body.find((d: { id: string }) => d.id === again.body.id);
+    expect([replay.webhookId, replay.state, replay.attempts]).toEqual([first.id, 'delivered', 1]);
     expect(adminTestEvent.id).toBe(adminTest.body.id);
     for (const webhook of receiver.received) verifyWebhook(webhook, secret);
 

@@ -1,6 +1,7 @@
 import { MANAGEMENT_KEY, createTestDatabase, uniqueAppId, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 import { inProcessService, LOOPBACK_ALLOWED, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
 
 warnIfPostgresSkipped();
 
@@ -36,6 +37,7 @@ onPostgres('webhooks from two replicas on one PostgreSQL database', () => {
     }
     // Events made on both replicas (each knows of the endpoints: one through the change feed or its first read).
     const users = Array.from({ length: 30 }, (_, i) => `user${String(i).padStart(2, '0')}`);
+    await givenUsers(one.http, secret, users);
     for (const [i, userId] of users.entries()) {
       const res = await replicas[i % 2].http.post('/users/delete').set('ApiSecret', secret).send({ userId });
       expect(res.status).toBe(204);

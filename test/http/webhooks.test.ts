@@ -12,6 +12,8 @@ import { createTestPki } from '../support/testPki';
 import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
+import { givenUsers } from '../support/webhookUsers';
+import { claimWebhookDeliveries } from '../../src/server/store';
 
 warnIfPostgresSkipped();
 
@@ -38,6 +40,12 @@ async function createEndpoint(svc: Running, app: TestApp, body: object): Promise
 }
 
 const typesOf = (webhooks: ReceivedWebhook[]) => webhooks.map((w) => w.payload.type);
+
+/** Deletes a user the app has (made one first): a deletion that a user.deleted webhook reports. */
+async function deleteUser(svc: Running, app: TestApp, userId: string) {
+  await givenUsers(svc.http, app.apiSecret, [userId]);
+  return svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId });
+}
 
 describe.each(providers())('webhooks on %s', (provider: Provider) => {
   let database: TestDatabase;
@@ -262,6 +270,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
       const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['magic_link.sent', 'user.deleted'] });
       const sent = () => receiver.received.map((w) => [w.payload.type, w.payload.data]);
       // An event before the send, still to be sent when the send is in flight.
+      await givenUsers(svc.http, app.apiSecret, ['u0']);
       expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u0' })).status).toBe(204);
 
       // The SMTP server has the mail; the service has not heard so yet: what came before goes, the send's event waits.
@@ -325,6 +334,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     await receiver.stop();
+    await givenUsers(svc.http, app.apiSecret, ['u1', 'u2', 'u3']);
     for (const userId of ['u1', 'u2', 'u3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
 
     const drain = async (advanceMs: number) => {
@@ -380,6 +390,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
   it('stops a run at a delivery held back until later, and sends nothing after it before it', async () => {
     const app = await newApp(svc);
     await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
+    await givenUsers(svc.http, app.apiSecret, ['h1', 'h2', 'h3']);
     for (const userId of ['h1', 'h2', 'h3']) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
     // The second is held for ten minutes (as magic_link.sent is until its mail is taken).
     const [, held] = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: app.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
@@ -393,10 +404,59 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['h1', 'h2', 'h3']);
   });
 
+  it("takes turns between apps: every app's first waiting endpoint before any app's second, and never more of one app's than its share", async () => {
+    const [busy, quiet] = [await newApp(svc), await newApp(svc)];
+    const busyEndpoints = [];
+    for (let i = 0; i < 5; i++) busyEndpoints.push(await createEndpoint(svc, busy, { url: receiver.url(`/busy/${i}`), eventTypes: ['aliases.updated'] }));
+    const quietEndpoint = await createEndpoint(svc, quiet, { url: receiver.url('/quiet'), eventTypes: ['aliases.updated'] });
+    // The busy app's five deliveries are older than the quiet app's one.
+    await givenUsers(svc.http, busy.apiSecret, ['u1']);
+    clock.now += 1;
+    await givenUsers(svc.http, quiet.apiSecret, ['u1']);
+    const { db, provider: storeProvider } = svc.services.store;
+    const claim = async (limit: number, perApp: number, sending: Map<string, number>) => {
+      const claimed = await claimWebhookDeliveries(db, storeProvider, { now: clock.now, leaseUntil: clock.now + 60_000, workerId: 'test-worker', limit, runLength: 1, perApp, sending });
+      await db.webhookDelivery.updateMany({ where: { id: { in: claimed.map((d) => d.id) } }, data: { leaseUntil: null, claimedBy: null } });
+      return claimed.map((d) => d.endpointId).sort();
+    };
+    const set = (...ids: string[]) => ids.sort();
+    // Two slots: the quiet app's endpoint gets one though the busy app's five waited longer.
+    expect(await claim(2, 4, new Map())).toEqual(set(busyEndpoints[0].id, quietEndpoint.id));
+    // Ten slots, a share of two: the busy app's two longest waiting, and the quiet app's.
+    expect(await claim(10, 2, new Map())).toEqual(set(busyEndpoints[0].id, quietEndpoint.id, busyEndpoints[1].id));
+    // Those already sent to count: with two of the busy app's under way, only the quiet app's is claimed.
+    expect(await claim(10, 2, new Map([[busy.appId, 2]]))).toEqual(set(quietEndpoint.id));
+    expect(await claim(10, 3, new Map([[busy.appId, 2], [quiet.appId, 3]]))).toEqual(set(busyEndpoints[0].id));
+  });
+
+  it("makes an endpoint whose run spent its budget yield its turn to another app's endpoint that was waiting", async () => {
+    await svc.close();
+    svc = await inProcessService(database, LOOPBACK_ALLOWED, {
+      now: () => clock.now,
+      flushIntervalMs: 0,
+      // One slot, and a budget that every run has spent after its first delivery.
+      webhooks: { pollIntervalMs: 0, random: () => 0.5, concurrency: 1, perAppConcurrency: 1, runBudgetMs: 0 },
+    });
+    const [slow, other] = [await newApp(svc), await newApp(svc)];
+    await createEndpoint(svc, slow, { url: receiver.url('/slow'), eventTypes: ['user.deleted'] });
+    await createEndpoint(svc, other, { url: receiver.url('/other'), eventTypes: ['user.deleted'] });
+    await givenUsers(svc.http, slow.apiSecret, ['s1', 's2', 's3']);
+    for (const userId of ['s1', 's2', 's3']) expect((await svc.http.post('/users/delete').set('ApiSecret', slow.apiSecret).send({ userId })).status).toBe(204);
+    clock.now += 1;
+    await deleteUser(svc, other, 'o1');
+    clock.now += 1;
+    await svc.services.webhookWorker.drain();
+    // s1's run yielded after it: o1, which had waited since before, went next; s2 and s3 then in order.
+    expect(receiver.received.map((w) => w.payload.data.userId)).toEqual(['s1', 'o1', 's2', 's3']);
+    const log = await svc.services.store.db.webhookDelivery.findMany({ where: { tenant: slow.appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+    expect(log.map((d) => [d.state, d.attempts])).toEqual([['delivered', 1], ['delivered', 1], ['delivered', 1]]);
+  });
+
   it('sends a backlog in order in runs over one connection, and a failure mid-run holds back what follows it', async () => {
     const app = await newApp(svc);
     const endpoint = await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     const users = Array.from({ length: 250 }, (_, i) => `u${i + 1}`);
+    await givenUsers(svc.http, app.apiSecret, users);
     for (const userId of users) expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId })).status).toBe(204);
     // u120's first attempt fails.
     let failed = false;
@@ -426,7 +486,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const app = await newApp(svc);
     await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['user.deleted'] });
     receiver.status = 503;
-    expect((await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' })).status).toBe(204);
+    expect((await deleteUser(svc, app, 'u1')).status).toBe(204);
     for (let step = 0; step < 80; step++) {
       await svc.services.webhookWorker.drain();
       clock.now += 3_600_000;
@@ -442,7 +502,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     const gone = await createEndpoint(svc, app, { url: receiver.url('/gone'), eventTypes: ['user.deleted'] });
     await createEndpoint(svc, app, { url: receiver.url('/fine'), eventTypes: ['user.deleted'] });
     receiver.status = (path) => (path === '/gone' ? 410 : 200);
-    for (const userId of ['u1', 'u2']) await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId });
+    for (const userId of ['u1', 'u2']) await deleteUser(svc, app, userId);
     await svc.services.webhookWorker.drain();
     expect(receiver.received.map((w) => `${w.path} ${w.payload.data.userId}`).sort()).toEqual(['/fine u1', '/fine u2', '/gone u1']);
 
@@ -452,11 +512,11 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(states.map((d) => d.state)).toEqual(['failed', 'failed']);
 
     // No more deliveries for it, until the app enables it again.
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u3' });
+    await deleteUser(svc, app, 'u3');
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(2);
     const enabled = await svc.http.post('/webhooks/update').set('ApiSecret', app.apiSecret).send({ id: gone.id, enabled: true });
     expect([enabled.body.enabled, enabled.body.disabledReason]).toEqual([true, null]);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u4' });
+    await deleteUser(svc, app, 'u4');
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId, endpointId: gone.id } })).toBe(3);
   });
 
@@ -466,7 +526,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     // The operator takes loopback off the allowed networks and restarts.
     await svc.close();
     svc = await serviceOn(database, { WEBHOOK_ALLOW_INSECURE: 'true' }, clock);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     expect(receiver.received).toEqual([]);
     const [attempt] = await svc.services.store.db.webhookAttempt.findMany({ where: { tenant: app.appId } });
@@ -482,7 +542,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     expect(rotated.status).toBe(200);
     expect(rotated.body).toEqual({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/), previousSecretExpiresAt: new Date(T0 + 86_400_000).toISOString() });
     expect(rotated.body.secret).not.toBe(endpoint.secret);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     const [webhook] = receiver.received;
     expect(webhook.signatures).toEqual([expect.stringMatching(/^v1,/), expect.stringMatching(/^v1,/)]);
@@ -495,7 +555,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
 
     // A day later only the new secret signs.
     clock.now += 86_400_001;
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u2' });
+    await deleteUser(svc, app, 'u2');
     await svc.services.webhookWorker.drain();
     const later = receiver.received[1];
     expect(later.signatures).toHaveLength(1);
@@ -521,7 +581,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     // The first key gone, the endpoint signs with its current secret alone.
     await svc.close();
     svc = await serviceOn(database, { ...LOOPBACK_ALLOWED, TOKEN_KEY_ENCRYPTION_KEY: second }, clock);
-    await svc.http.post('/users/delete').set('ApiSecret', app.apiSecret).send({ userId: 'u1' });
+    await deleteUser(svc, app, 'u1');
     await svc.services.webhookWorker.drain();
     const [webhook] = receiver.received;
     expect(webhook.signatures).toHaveLength(1);

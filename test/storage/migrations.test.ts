@@ -337,9 +337,10 @@ const MODELS: ModelCase[] = [
       lastError: 'ECONNREFUSED',
       leaseUntil: T3,
       claimedBy: 'host:123:abcd',
+      webhookId: 'msg_0001',
     }),
     key: byId,
-    nullable: ['lastStatus', 'lastError', 'leaseUntil', 'claimedBy'],
+    nullable: ['lastStatus', 'lastError', 'leaseUntil', 'claimedBy', 'webhookId'],
   },
   {
     model: 'WebhookAttempt',

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -10,6 +10,8 @@ export interface ReceivedWebhook {
   /** The `webhook-signature` header's signatures (`v1,…`), one per secret signing. */
   signatures: string[];
   payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
 /**
@@ -22,8 +24,12 @@ export interface WebhookReceiver {
   status: number | ((path: string, webhook: ReceivedWebhook) => number);
   /** How many connections senders opened to it. */
   connections: number;
-  /** While true, requests are recorded but left unanswered (in flight at the sender). */
+  /** While true, requests are recorded but left unanswered (in flight at the sender) until `release()`. */
   hold: boolean;
+  /** The held requests still open (the sender has neither given up nor been answered). */
+  heldOpen(): ReceivedWebhook[];
+  /** Stops holding, and answers every held request still open with `status`. */
+  release(): void;
   url(path: string): string;
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -33,11 +39,21 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let port = 0;
   let server: Server | undefined;
+  const held: { res: ServerResponse; webhook: ReceivedWebhook; open: boolean }[] = [];
+  const answer = (res: ServerResponse, webhook: ReceivedWebhook) => {
+    res.statusCode = typeof receiver.status === 'function' ? receiver.status(webhook.path, webhook) : receiver.status;
+    res.end();
+  };
   const receiver: WebhookReceiver = {
     received: [],
     status: 204,
     connections: 0,
     hold: false,
+    heldOpen: () => held.filter((h) => h.open).map((h) => h.webhook),
+    release() {
+      receiver.hold = false;
+      for (const h of held.splice(0)) if (h.open) answer(h.res, h.webhook);
+    },
     url: (path) => `http://127.0.0.1:${port}${path}`,
     async start() {
       const next = createServer((req, res) => {
@@ -53,11 +69,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
             id: String(req.headers['webhook-id']),
             signatures: String(req.headers['webhook-signature'] ?? '').split(' '),
             payload: JSON.parse(body),
+            at: Date.now(),
           };
           receiver.received.push(webhook);
-          if (receiver.hold) return;
-          res.statusCode = typeof receiver.status === 'function' ? receiver.status(path, webhook) : receiver.status;
-          res.end();
+          if (!receiver.hold) return answer(res, webhook);
+          const entry = { res, webhook, open: true };
+          held.push(entry);
+          // The sender gave up (its timeout) or went away: the request is no longer held open.
+          res.once('close', () => (entry.open = false));
         });
       });
       next.on('connection', () => receiver.connections++);

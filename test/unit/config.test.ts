@@ -41,6 +41,7 @@ describe('loadConfig', () => {
         publicPerApp: 12_000,
         privatePerIp: 12_000,
         privatePerApp: 12_000,
+        webhookSendsPerApp: 10,
         authFailuresPerIp: 60,
         authFailuresPerApp: 600,
         managementFailuresPerIp: 10,
@@ -55,6 +56,7 @@ describe('loadConfig', () => {
       tokenKeyEncryption: { current: undefined, previous: [] },
       webhooks: { allowInsecure: false, allowPrivateNetworks: NO_NETWORKS },
       webhookWorker: true,
+      webhookDelivery: { timeoutMs: 15_000, leaseMs: 15_000, outboxQuota: 100_000 },
     });
   });
 
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_PUBLIC_PER_APP: '2',
       RATE_LIMIT_PRIVATE_PER_IP: '3',
       RATE_LIMIT_PRIVATE_PER_APP: '4',
+      RATE_LIMIT_WEBHOOK_SENDS_PER_APP: '7',
       RATE_LIMIT_AUTH_FAILURES_PER_IP: '5',
       RATE_LIMIT_AUTH_FAILURES_PER_APP: '0',
       RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP: '6',
@@ -101,6 +104,9 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_INSECURE: 'true',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8, 127.0.0.1',
       WEBHOOK_WORKER: 'false',
+      WEBHOOK_TIMEOUT_SECONDS: '30',
+      WEBHOOK_LEASE_SECONDS: '20',
+      WEBHOOK_OUTBOX_QUOTA: '5000',
     });
     expect(config).toEqual({
       port: 443,
@@ -126,6 +132,7 @@ describe('loadConfig', () => {
         publicPerApp: 2,
         privatePerIp: 3,
         privatePerApp: 4,
+        webhookSendsPerApp: 7,
         authFailuresPerIp: 5,
         authFailuresPerApp: 0,
         managementFailuresPerIp: 6,
@@ -143,6 +150,7 @@ describe('loadConfig', () => {
       mdsTrustedRoots: [],
       webhooks: { allowInsecure: true, allowPrivateNetworks: expect.objectContaining({ entries: ['10.0.0.0/8', '127.0.0.1'] }) },
       webhookWorker: false,
+      webhookDelivery: { timeoutMs: 30_000, leaseMs: 20_000, outboxQuota: 5000 },
     });
     expect(config.webhooks.allowPrivateNetworks.covers('10.1.2.3')).toBe(true);
     expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);
@@ -151,6 +159,12 @@ describe('loadConfig', () => {
   it('refuses a WEBHOOK_ALLOW_PRIVATE_NETWORKS entry that is neither an address nor a network, naming the variable', () => {
     expect(configErrorFor({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: '10.0.0.0/8,intranet' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_PRIVATE_NETWORKS /);
     expect(configErrorFor({ WEBHOOK_ALLOW_INSECURE: 'maybe' }).message).toMatch(/^Invalid configuration: WEBHOOK_ALLOW_INSECURE /);
+  });
+
+  it('refuses a webhook timeout or lease out of range, naming the variable', () => {
+    for (const value of ['0', '121', '15s', '-1']) expect(configErrorFor({ WEBHOOK_TIMEOUT_SECONDS: value }).message).toMatch(/^Invalid configuration: WEBHOOK_TIMEOUT_SECONDS /);
+    for (const value of ['4', '601', 'soon']) expect(configErrorFor({ WEBHOOK_LEASE_SECONDS: value }).message).toMatch(/^Invalid configuration: WEBHOOK_LEASE_SECONDS /);
+    for (const value of ['0', 'lots', '1e6']) expect(configErrorFor({ WEBHOOK_OUTBOX_QUOTA: value }).message).toMatch(/^Invalid configuration: WEBHOOK_OUTBOX_QUOTA /);
   });
 
   describe('FIDO metadata', () => {

@@ -60,6 +60,17 @@ export interface Config {
    * turn it off and leave delivery to others (which then notice new deliveries at their next poll).
    */
   webhookWorker: boolean;
+  webhookDelivery: WebhookDeliverySettings;
+}
+
+/** How the delivery worker sends (docs/operations.md, "Webhooks"). */
+export interface WebhookDeliverySettings {
+  /** WEBHOOK_TIMEOUT_SECONDS: how long one attempt may take, answer included (Standard Webhooks recommends 15 to 30 s). */
+  timeoutMs: number;
+  /** WEBHOOK_LEASE_SECONDS: how long a claim holds unless its worker renews it; a killed worker's deliveries go out again within it. */
+  leaseMs: number;
+  /** WEBHOOK_OUTBOX_QUOTA: pending deliveries an app may have; what would pass it is not queued. */
+  outboxQuota: number;
 }
 
 /** Where webhooks may go (docs/security.md, "Webhook destinations"). */
@@ -74,7 +85,7 @@ export interface WebhookDestinationPolicy {
 export type TrustProxy = boolean | number | string[];
 
 /** The rate limits by name: per client address, per app, for wrong secrets, and for wrong ManagementKeys. */
-export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'auth_failures_ip' | 'auth_failures_app' | 'management_failures_ip';
+export type LimitName = 'public_ip' | 'public_app' | 'private_ip' | 'private_app' | 'webhook_sends_app' | 'auth_failures_ip' | 'auth_failures_app' | 'management_failures_ip';
 
 /** Requests allowed per window; 0 turns that limit off. */
 
@@ -86,6 +97,8 @@ export interface RateLimits {
   publicPerApp: number;
   privatePerIp: number;
   privatePerApp: number;
+  /** webhooks/test and webhooks/redeliver per app: each writes an outbox row on request. */
+  webhookSendsPerApp: number;
   authFailuresPerIp: number;
   authFailuresPerApp: number;
   managementFailuresPerIp: number;
@@ -183,6 +196,7 @@ const schema = z.object({
   RATE_LIMIT_PUBLIC_PER_APP: limit(12_000),
   RATE_LIMIT_PRIVATE_PER_IP: limit(12_000),
   RATE_LIMIT_PRIVATE_PER_APP: limit(12_000),
+  RATE_LIMIT_WEBHOOK_SENDS_PER_APP: limit(10),
   RATE_LIMIT_AUTH_FAILURES_PER_IP: limit(60),
   RATE_LIMIT_AUTH_FAILURES_PER_APP: limit(600),
   RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP: limit(10),
@@ -199,6 +213,15 @@ const schema = z.object({
   TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS: optional(keyEncryptionKey),
   WEBHOOK_ALLOW_INSECURE: optional(booleanFlag),
   WEBHOOK_WORKER: optional(booleanFlag),
+  WEBHOOK_TIMEOUT_SECONDS: optional(z.string().regex(/^\d{1,3}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 15 : Number(v)))
+    .pipe(z.number().min(1, 'must be between 1 and 120').max(120, 'must be between 1 and 120')),
+  WEBHOOK_LEASE_SECONDS: optional(z.string().regex(/^\d{1,3}$/, 'must be a whole number of seconds'))
+    .transform((v) => (v === undefined ? 15 : Number(v)))
+    .pipe(z.number().min(5, 'must be between 5 and 600').max(600, 'must be between 5 and 600')),
+  WEBHOOK_OUTBOX_QUOTA: optional(z.string().regex(/^\d{1,9}$/, 'must be a whole number'))
+    .transform((v) => (v === undefined ? 100_000 : Number(v)))
+    .pipe(z.number().min(1, 'must be at least 1')),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: optional(
     z.string().transform((v, ctx) => {
       const list = parseNetworkList(v);
@@ -276,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicPerApp: v.RATE_LIMIT_PUBLIC_PER_APP,
       privatePerIp: v.RATE_LIMIT_PRIVATE_PER_IP,
       privatePerApp: v.RATE_LIMIT_PRIVATE_PER_APP,
+      webhookSendsPerApp: v.RATE_LIMIT_WEBHOOK_SENDS_PER_APP,
       authFailuresPerIp: v.RATE_LIMIT_AUTH_FAILURES_PER_IP,
       authFailuresPerApp: v.RATE_LIMIT_AUTH_FAILURES_PER_APP,
       managementFailuresPerIp: v.RATE_LIMIT_MANAGEMENT_FAILURES_PER_IP,
@@ -290,5 +314,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenKeyEncryption: { current: v.TOKEN_KEY_ENCRYPTION_KEY, previous: v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS ? [v.TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS] : [] },
     webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
     webhookWorker: v.WEBHOOK_WORKER ?? true,
+    webhookDelivery: { timeoutMs: v.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: v.WEBHOOK_LEASE_SECONDS * 1000, outboxQuota: v.WEBHOOK_OUTBOX_QUOTA },
   };
 }

@@ -83,6 +83,8 @@ export const ERROR_CODES = {
   webhook_not_found: { status: 404, title: 'This app has no webhook endpoint with this id.' },
   webhook_url_not_allowed: { status: 400, title: 'This webhook URL is not allowed.' },
   webhook_delivery_not_found: { status: 404, title: 'This app has no webhook delivery with this id.' },
+  webhook_pending_limit_reached: { status: 409, title: 'This endpoint already has as many pending deliveries as a test event or a replay may wait behind (100).' },
+  webhook_outbox_quota_exceeded: { status: 429, title: "This app's webhook outbox is full: it has as many pending deliveries as it may." },
   // abuse
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side

@@ -22,3 +22,6 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Endpoints an app may have at most. */
 export const MAX_WEBHOOK_ENDPOINTS = 10;
+
+/** A test event or a replay is queued to an endpoint only while it has fewer pending deliveries than this. */
+export const MAX_PENDING_FOR_REQUESTED_SENDS = 100;

@@ -14,6 +14,8 @@ export interface Metrics {
   rateLimited(limit: LimitName): void;
   /** Counts how a webhook delivery attempt ended (delivered, retry, failed, gone, refused). */
   webhookOutcome(outcome: string): void;
+  /** Counts webhook deliveries not queued (pending_limit, outbox_quota). */
+  webhookNotQueued(reason: string, count: number): void;
 }
 
 /**
@@ -55,6 +57,12 @@ export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Me
     name: 'passwordless_webhook_deliveries_total',
     help: "Webhook delivery attempts by outcome: 'delivered' (2xx), 'retry' (will be tried again), 'failed' (given up), 'gone' (410: endpoint disabled), 'refused' (destination not allowed).",
     labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const webhookNotQueued = new Counter({
+    name: 'passwordless_webhook_deliveries_not_queued_total',
+    help: "Webhook deliveries not queued: 'pending_limit' (a test event or replay refused, its endpoint has 100 pending), 'outbox_quota' (the app has WEBHOOK_OUTBOX_QUOTA pending: a test event or replay refused, or an event's deliveries dropped).",
+    labelNames: ['reason'] as const,
     registers: [registry],
   });
   const { poolStats } = options;
@@ -102,5 +110,5 @@ export function createMetrics(options: { poolStats?: () => PoolStats } = {}): Me
 
   // Made once per registry, so that the listeners of one process (sharing it) add one listener.
   const webhookOutcome = (outcome: string) => webhookOutcomes.inc({ outcome });
-  return { registry, observe, rateLimited: (limit) => refusals.inc({ limit }), webhookOutcome };
+  return { registry, observe, rateLimited: (limit) => refusals.inc({ limit }), webhookOutcome, webhookNotQueued: (reason, count) => webhookNotQueued.inc({ reason }, count) };
 }

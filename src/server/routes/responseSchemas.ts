@@ -166,7 +166,8 @@ export const rotatedWebhookSecretAnswer = z.looseObject({ id: z.string(), secret
 
 /** One delivery of an endpoint's log, with its attempts. */
 export const webhookDeliveryAnswer = z.looseObject({
-  id: z.string().describe('the webhook-id'),
+  id: z.string().describe("the delivery's id (what redeliver names)"),
+  webhookId: z.string().describe('the webhook-id the receiver sees: the delivery id, or for a replay the webhook-id of the event it replays'),
   eventType: z.string(),
   state: z.enum(['pending', 'delivered', 'failed']),
   createdAt: timestamp(),

@@ -11,7 +11,12 @@ import type { Services } from '../services';
 
 const privateApi = { tag: 'private API', auth: 'ApiSecret', scope: 'webhooks' } as const;
 const management = { tag: 'management API', auth: 'ManagementKey' } as const;
-const queued = { 202: { description: 'Queued: the id of the new delivery (its webhook-id).', schema: z.looseObject({ id: z.string() }) } };
+const queued = {
+  202: {
+    description: "Queued: the new delivery's id, and the webhook-id the receiver will see.",
+    schema: z.looseObject({ id: z.string().describe("the new delivery's id"), webhookId: z.string().describe('the webhook-id it is sent with') }),
+  },
+};
 
 const deliveryLogRoute = defineRoute({
   ...privateApi,
@@ -28,7 +33,7 @@ const redeliverRoute = defineRoute({
   method: 'post',
   path: '/webhooks/redeliver',
   operationId: 'redeliverWebhook',
-  summary: 'Send a delivery again: a copy with the same body and a new webhook-id, after what the endpoint has pending.',
+  summary: 'Send a delivery again (a replay): a delivery of its own with the same body and the same webhook-id, after what the endpoint has pending.',
   body: redeliverSchema,
   responses: queued,
 });
@@ -72,7 +77,7 @@ const adminRedeliverRoute = defineRoute({
   method: 'post',
   path: '/admin/apps/:appId/webhook-deliveries/:deliveryId/redeliver',
   operationId: 'adminRedeliverWebhook',
-  summary: "Send one of an app's deliveries again (a copy with a new webhook-id).",
+  summary: "Send one of an app's deliveries again (a replay with the same body and webhook-id).",
   params: appDeliveryParams,
   responses: queued,
 });

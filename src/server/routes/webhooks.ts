@@ -30,7 +30,7 @@ const createWebhookRoute = defineRoute({
   path: '/webhooks/create',
   operationId: 'createWebhook',
   summary: 'Add a webhook endpoint (at most 10 per app): an https URL and the event types it receives.',
-  description: `${secretOnce} A URL that is not https, or whose host resolves to a private, loopback or link-local address, is refused with webhook_url_not_allowed.`,
+  description: `${secretOnce} A URL that is not https, or whose host resolves to an address that is not global unicast (private, loopback, link-local, documentation, or an IPv6 form that embeds an IPv4 address), is refused with webhook_url_not_allowed.`,
   body: createWebhookSchema,
   responses: { 201: { description: 'The endpoint and its secret.', schema: createdWebhookAnswer } },
 });

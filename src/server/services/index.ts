@@ -35,6 +35,7 @@ import { WebhookDeliveryWorker, type WebhookWorkerOptions } from './webhooks/web
 import { WebhookDeliveryLog } from './webhooks/webhookDeliveryLog';
 import { WebhookEndpointService } from './webhooks/webhookEndpoints';
 import { WebhookOutbox } from './webhooks/webhookOutbox';
+import { WebhookOutboxQuota } from './webhooks/webhookOutboxQuota';
 
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
@@ -129,7 +130,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
   });
   const incarnations = new AppIncarnations();
-  const webhookOutbox = new WebhookOutbox(db, now);
+  const webhookQuota = new WebhookOutboxQuota(db, config.webhookDelivery.outboxQuota, logger);
+  const webhookOutbox = new WebhookOutbox(db, now, webhookQuota);
   const failedKeyUses = new FailedKeyUses(events, logger, now);
   const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
   const tokens = new TokenService(db, now, incarnations, config.tokenKeyEncryption);
@@ -142,6 +144,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
     // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
     pollIntervalMs: config.webhookWorker ? 1000 : 0,
+    timeoutMs: config.webhookDelivery.timeoutMs,
+    leaseMs: config.webhookDelivery.leaseMs,
     ...options.webhooks,
     now,
   });
@@ -194,7 +198,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
-    webhookDeliveries: new WebhookDeliveryLog(db, webhookOutbox),
+    webhookDeliveries: new WebhookDeliveryLog(db, store.provider, webhookOutbox, webhookQuota),
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,

@@ -197,8 +197,10 @@ export interface NewRegistration {
  * (no crash between the two can lose one), and with none the write is exactly what it was.
  */
 export interface NewWebhookDelivery {
-  /** The `webhook-id`. */
+  /** The delivery's id, and its `webhook-id` unless `webhookId` is given. */
   id: string;
+  /** A replay's `webhook-id`: the id of the event it replays (written only by redeliver, never on the hot path). */
+  webhookId?: string;
   tenant: string;
   endpointId: string;
   eventType: string;

@@ -3,7 +3,7 @@ import type { HotRead, HotWrite } from './hotStatements';
 import type { HotDriver } from './hotDriver';
 import { utcDayOf } from '../core/utcDay';
 import type { UnitStep } from './writeUnit';
-import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, webhookDeliverySteps } from './writeUnits';
+import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, USER_EXISTED, webhookDeliverySteps } from './writeUnits';
 
 const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
 
@@ -160,7 +160,8 @@ export function hotPathOn(driver: HotDriver): HotPath {
       return (await driver.unit(withDeliveries(credentialDeletionSteps(appId, descriptorId, userId), webhookDeliveries))).ok;
     },
     async deleteUser(appId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
-      await driver.unit(withDeliveries(userDeletionSteps(appId, userId), webhookDeliveries));
+      // A userId the app never had (no user row) deleted nothing: no user.deleted for it.
+      await driver.unit([...userDeletionSteps(appId, userId), ...webhookDeliverySteps(webhookDeliveries, driver, USER_EXISTED)]);
     },
     async replaceAliases(appId, userId, aliases, webhookDeliveries?: NewWebhookDelivery[]) {
       await driver.unit(withDeliveries(aliasReplacementSteps(appId, userId, aliases), webhookDeliveries));

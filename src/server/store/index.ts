@@ -16,6 +16,7 @@ export type { HotPath, NewWebhookDelivery } from './hotPath';
 export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
+export { renewWebhookClaims } from './renewWebhookClaims';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which

@@ -1,7 +1,7 @@
 import type { NewAlias, NewEvent, NewRegistration, NewWebhookDelivery } from './hotPath';
 import type { StoreEncoding } from './hotDriver';
 import type { HotWrite } from './hotStatements';
-import type { UnitStep } from './writeUnit';
+import type { StepCondition, UnitStep } from './writeUnit';
 
 // The writes that change users, each one unit (one transaction). Every unit locks the user's row
 // first (its insert or update), then changes the app's count, so that concurrent units for one
@@ -102,7 +102,10 @@ export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): 
  * The outbox rows of a change, as the last step of its unit: none at all (not even an empty
  * statement) when the app has no endpoint subscribed to what changed.
  */
-export function webhookDeliverySteps(deliveries: NewWebhookDelivery[] | undefined, encoding: StoreEncoding): UnitStep[] {
+export function webhookDeliverySteps(deliveries: NewWebhookDelivery[] | undefined, encoding: StoreEncoding, onlyIf?: StepCondition): UnitStep[] {
   if (deliveries === undefined || deliveries.length === 0) return [];
-  return [step('insertWebhookDeliveries', { deliveries: JSON.stringify(deliveries.map((d) => ({ ...d, createdAt: encoding.time(d.createdAt) }))) })];
+  return [step('insertWebhookDeliveries', { deliveries: JSON.stringify(deliveries.map((d) => ({ ...d, createdAt: encoding.time(d.createdAt) }))) }, onlyIf ? { onlyIf } : {})];
 }
+
+/** The user's row was there to delete (`userDeletionSteps` keeps it as `user`): only then is there a deletion to report. */
+export const USER_EXISTED: StepCondition = { step: 'user', column: 'credentialsCount', above: -1 };

@@ -11,6 +11,8 @@ import { limitStore } from './rateLimitStores';
 
 /** The endpoints a backend calls with its ApiSecret that cost the most or send mail. */
 const isPrivateLimitedPath = endpointSet(['/signin/verify', '/signin/generate-token', '/magic-links/send']);
+/** The endpoints that write a webhook delivery on request (each an outbox row kept 30 days). */
+const isWebhookSendPath = endpointSet(['/webhooks/test', '/webhooks/redeliver']);
 
 
 export interface RateLimitOptions {
@@ -29,6 +31,7 @@ const SCOPES: Record<LimitName, string> = {
   public_app: 'for this app',
   private_ip: 'from this address',
   private_app: 'for this app',
+  webhook_sends_app: 'to webhooks/test and webhooks/redeliver for this app',
   auth_failures_ip: 'with a wrong ApiSecret from this address',
   auth_failures_app: 'with a wrong ApiSecret for this app',
   management_failures_ip: 'with a wrong ManagementKey from this address',
@@ -109,7 +112,7 @@ export function countAuthenticated(res: Response, appId: string): void {
 
 /**
  * Per client IP and per app limits on the public ceremony endpoints, on verify, generate-token
- * and magic-links/send, and on failed ApiSecret and ManagementKey authentications (counted per IP,
+ * and magic-links/send, per app on webhooks/test and webhooks/redeliver, and on failed ApiSecret and ManagementKey authentications (counted per IP,
  * and wrong secrets also per claimed app; over the limit, a request is refused before its key is
  * checked). Counters live in Redis when REDIS_URL is set, so every replica enforces the same
  * limits; if Redis is unreachable the requests are served unlimited (the connection logs the
@@ -154,6 +157,7 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
   const endpointLimits = (perAddress: Limit | undefined, perApp: Limit | undefined) => ({ perAddress: present(perAddress), perApp: present(perApp) });
   const publicLimits = endpointLimits(limitOf('public_ip', limits.publicPerIp, 'ip'), limitOf('public_app', limits.publicPerApp, 'apikey'));
   const privateLimits = endpointLimits(limitOf('private_ip', limits.privatePerIp, 'ip'), limitOf('private_app', limits.privatePerApp, 'apisecret'));
+  const webhookSendLimits = endpointLimits(undefined, limitOf('webhook_sends_app', limits.webhookSendsPerApp, 'apisecret'));
   const noEndpoint = { perAddress: NONE, perApp: NONE };
 
   const secondsUntil = (reset: Date | undefined) => Math.max(1, Math.ceil(((reset?.getTime() ?? Date.now() + limits.windowMs) - Date.now()) / 1000));
@@ -244,7 +248,7 @@ export function rateLimits(options: RateLimitOptions): RequestHandler {
     const secret = header(req, 'apisecret') !== undefined;
     const management = header(req, 'managementkey') !== undefined;
     const failures = secret ? (management ? failuresOfBoth : failuresOf.secret) : management ? failuresOf.management : failuresOf.none;
-    const endpoint = isPublicPath(req.path) ? publicLimits : isPrivateLimitedPath(req.path) ? privateLimits : noEndpoint;
+    const endpoint = isPublicPath(req.path) ? publicLimits : isPrivateLimitedPath(req.path) ? privateLimits : isWebhookSendPath(req.path) ? webhookSendLimits : noEndpoint;
     // Most requests (health probes, the document) pass no limit at all.
     if (failures === failuresOf.none && endpoint === noEndpoint) {
       next();

@@ -7,7 +7,7 @@ const answers = (table: Record<string, string[]>): AddressLookup => async (host)
   if (!found) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
   return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
-const dns = answers({ 'hooks.example.com': ['93.184.216.34'], 'mixed.example.com': ['93.184.216.34', '10.0.0.7'], 'inside.example.com': ['192.168.1.10'], localhost: ['127.0.0.1'] });
+const dns = answers({ 'hooks.example.com': ['93.184.216.34'], 'mixed.example.com': ['93.184.216.34', '10.0.0.7'], 'inside.example.com': ['192.168.1.10'], localhost: ['127.0.0.1'], 'sixtofour.example.com': ['2002:a00:1::1'], 'docs.example.com': ['2001:db8::7'] });
 
 describe('resolveWebhookDestination', () => {
   it('takes an https URL whose host resolves to public addresses, pinned to the address it checked', async () => {
@@ -28,6 +28,13 @@ describe('resolveWebhookDestination', () => {
     ['https://169.254.169.254/latest/meta-data', /private/],
     ['https://[::ffff:10.0.0.1]/in', /private/],
     ['https://localhost/in', /private/],
+    ['https://[::127.0.0.1]/in', /private/],
+    ['https://[::ffff:0:127.0.0.1]/in', /private/],
+    ['https://[64:ff9b:1::a00:1]/in', /private/],
+    ['https://[100::1]/in', /private/],
+    ['https://203.0.113.9/in', /private/],
+    ['https://sixtofour.example.com/in', /private/],
+    ['https://docs.example.com/in', /private/],
   ])('refuses %s', async (url, reason) => {
     const result = await resolveWebhookDestination(url, strict, dns);
     expect(result.ok).toBe(false);

@@ -13,7 +13,7 @@ const systemLookup: AddressLookup = (hostname) => dnsLookup(hostname, { all: tru
 /**
  * Checks a webhook URL against the destination rules: https (or plain http to a loopback address
  * with WEBHOOK_ALLOW_INSECURE), no credentials in it, and every address its host resolves to
- * public or in WEBHOOK_ALLOW_PRIVATE_NETWORKS: one refused address refuses the URL, so a name
+ * global unicast (core/privateNetworks.ts) or in WEBHOOK_ALLOW_PRIVATE_NETWORKS: one refused address refuses the URL, so a name
  * with a public and a private answer cannot be used to reach the private one. Run when an
  * endpoint is saved and again before every delivery.
  */
@@ -39,9 +39,10 @@ export async function resolveWebhookDestination(text: string, policy: WebhookDes
     }
     if (addresses.length === 0) return { ok: false, reason: 'has a host name that does not resolve' };
   }
+  // The reason never names the address: a host name's answer from the service's resolver is the operator's to know.
   for (const { address } of addresses) {
     if (url.protocol === 'http:' && !isLoopbackAddress(address)) return { ok: false, reason: 'must be an https:// URL (http only to a loopback address, with WEBHOOK_ALLOW_INSECURE)' };
-    if (!isAllowedDestination(address, policy.allowPrivateNetworks)) return { ok: false, reason: 'resolves to a private, loopback or link-local address (see WEBHOOK_ALLOW_PRIVATE_NETWORKS)' };
+    if (!isAllowedDestination(address, policy.allowPrivateNetworks)) return { ok: false, reason: 'resolves to an address that is not global unicast (private, loopback, link-local, documentation, or an IPv6 form that embeds an IPv4 address; see WEBHOOK_ALLOW_PRIVATE_NETWORKS)' };
   }
   const [first] = addresses;
   return { ok: true, address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { TtlCache } from '../../core/ttlCache';
-import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, type ClaimedDelivery, type Db, type WebhookAttemptRow } from '../../store';
+import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, renewWebhookClaims, type ClaimedDelivery, type Db, type WebhookAttemptRow } from '../../store';
 import type { Provider } from '../../store/migrate';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
@@ -27,12 +26,17 @@ export interface WebhookWorkerOptions {
   wallClock?: () => number;
   /** In [0, 1), for the backoff's jitter; default Math.random. */
   random?: () => number;
-  /** Endpoints served per round. */
-  batchSize?: number;
-  /** Deliveries of one endpoint sent per round, in order, one after another (a backlog drains in runs). */
+  /** Endpoints sent to at once, at most: each endpoint's run goes on by itself in one of these slots. */
+  concurrency?: number;
+  /** Endpoints of one app sent to at once, at most: the other slots stay for other apps. */
+  perAppConcurrency?: number;
+  /** Deliveries of one endpoint claimed together and sent in order, one after another (a backlog drains in runs). */
   runLength?: number;
-  /** How long a claim holds: longer than an attempt can take, so that only a dead worker's claims come back. */
+  /** How long (wall clock) a run may go on sending: past it, or when its next answer would take it past, the endpoint yields its turn. */
+  runBudgetMs?: number;
+  /** How long a claim holds unless renewed: a live worker renews what it holds every third of it, so only a dead worker's claims come back. */
   leaseMs?: number;
+  /** How long one attempt may take, answer included (WEBHOOK_TIMEOUT_SECONDS). */
   timeoutMs?: number;
   lookup?: AddressLookup;
 }
@@ -41,38 +45,59 @@ type WebhookEndpoint = NonNullable<Awaited<ReturnType<Db['webhookEndpoint']['fin
 
 const ATTEMPT_RETENTION_MS = 30 * 86_400_000;
 
-/** Time kept at the end of a lease to record the run's last attempt. */
-const LEASE_MARGIN_MS = 5_000;
-
 /** A claimed delivery: what sending it needs. */
 type Claimed = ClaimedDelivery;
 
+/** One endpoint's run, while it is sent. */
+interface Run {
+  endpointId: string;
+  tenant: string;
+  /** What it holds (renewed by id). */
+  ids: string[];
+  /** Until when its claims hold: set by the claim, moved on by each renewal. */
+  leaseUntil: number;
+  done: Promise<void>;
+}
+
 /**
- * Sends the outbox: claims, per endpoint whose oldest pending delivery is due, a run of its pending
- * deliveries from the oldest, and sends the run in order, one at a time, over a kept-alive
- * connection to the address checked again for the run; endpoints go in parallel. Each is signed
- * with Standard Webhooks (both secrets during a rotation). 2xx is delivered; 410 disables the
- * endpoint and fails what it still had pending; anything else is tried again on the backoff
- * schedule for about three days, and what followed it in the run waits behind it. Delivery is at
- * least once: a worker that dies mid-send leaves its claim to expire, and the delivery is sent again
- * with the same `webhook-id`.
+ * Sends the outbox. Each endpoint whose oldest pending delivery is due gets a run: that delivery
+ * and up to `runLength - 1` after it, sent in order, one at a time, over a kept-alive connection to
+ * the address checked again for the run. Runs go on by themselves in up to `concurrency` slots, at
+ * most `perAppConcurrency` of them for one app, and a slot that frees is claimed again at once;
+ * claims take turns between apps (claimWebhookDeliveries), and a run whose answers are slow yields
+ * its endpoint's turn when its wall-clock budget is spent, so one tenant's slow or hanging receivers
+ * cannot hold up another tenant's webhooks. Each delivery is signed with Standard Webhooks (both
+ * secrets during a rotation). 2xx is delivered; 410 disables the endpoint and fails what it still
+ * had pending; anything else is tried again on the backoff schedule for about three days, and what
+ * followed it in the run waits behind it. Delivery is at least once: claims are leases that a live
+ * worker renews; a worker that dies mid-send leaves them to lapse within one lease, and the delivery
+ * is sent again, by another worker or its own successor, with the same `webhook-id`.
  */
 export class WebhookDeliveryWorker {
-  private readonly host = hostname();
-  private readonly workerId = `${this.host}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** This process's claims: a random id of its own, so no other process (a successor with the same pid included) takes it for its own. */
+  private readonly workerId = `worker:${randomBytes(12).toString('hex')}`;
   private readonly now: () => number;
   private readonly wallClock: () => number;
   private readonly random: () => number;
-  private readonly batchSize: number;
+  private readonly concurrency: number;
+  private readonly perAppConcurrency: number;
   private readonly runLength: number;
+  private readonly runBudgetMs: number;
   private readonly agents: WebhookAgents;
   private readonly signers = new TtlCache<string, KeyObject>({ ttlMs: 600_000, maxEntries: 1_000 });
   private readonly leaseMs: number;
   private readonly timeoutMs: number;
   private readonly stopping = new AbortController();
-  private rounds: Promise<number> = Promise.resolve(0);
-  private timer: NodeJS.Timeout | undefined;
-  private nudged = false;
+  /** Runs under way, by endpoint; and how many of them each app has. */
+  private readonly runs = new Map<string, Run>();
+  private readonly runsPerApp = new Map<string, number>();
+  /** The claim under way (one at a time), and whether another was asked for meanwhile. */
+  private claiming: Promise<unknown> | undefined;
+  private claimAgain = false;
+  private renewing = false;
+  private ticks: Promise<number> = Promise.resolve(0);
+  private pollTimer: NodeJS.Timeout | undefined;
+  private renewTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly outcomeListeners = new Set<(outcome: DeliveryOutcome) => void>();
 
@@ -89,10 +114,12 @@ export class WebhookDeliveryWorker {
     this.now = options.now ?? Date.now;
     this.wallClock = options.wallClock ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.batchSize = options.batchSize ?? 20;
+    this.concurrency = Math.max(1, options.concurrency ?? 32);
+    this.perAppConcurrency = Math.max(1, options.perAppConcurrency ?? 4);
     this.runLength = options.runLength ?? 100;
-    this.leaseMs = options.leaseMs ?? 60_000;
-    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.runBudgetMs = options.runBudgetMs ?? 10_000;
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.timeoutMs = options.timeoutMs ?? 15_000;
     this.agents = new WebhookAgents(this.timeoutMs);
   }
 
@@ -101,61 +128,52 @@ export class WebhookDeliveryWorker {
     this.outcomeListeners.add(listener);
   }
 
-  /** Polls every `pollIntervalMs` (none with 0), after taking back what a dead process of this host held. */
+  /** Polls every `pollIntervalMs` (none with 0) and renews the leases of what it sends every third of a lease. */
   start(): void {
-    if (this.options.pollIntervalMs === 0) return;
-    this.rounds = this.releaseDeadClaims().then(
-      () => 0,
-      (error: unknown) => {
-        this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook claims of dead processes not released');
-        return 0;
-      },
-    );
-    this.schedule(0);
-  }
-
-  /**
-   * Claims held by a process of this host that is no longer running (killed mid-send, then
-   * restarted) are released at once rather than when their lease ends, so that what it was sending
-   * goes out again straight away. Claims of other hosts, and of processes still running, wait for
-   * their lease.
-   */
-  async releaseDeadClaims(): Promise<number> {
-    const prefix = `${this.host}:`;
-    const holders = await this.db.webhookDelivery.findMany({ where: { state: 'pending', claimedBy: { startsWith: prefix } }, select: { claimedBy: true }, distinct: ['claimedBy'] });
-    let released = 0;
-    for (const { claimedBy } of holders) {
-      const pid = Number(claimedBy?.slice(prefix.length).split(':')[0]);
-      if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) continue;
-      released += (await this.db.webhookDelivery.updateMany({ where: { state: 'pending', claimedBy }, data: { claimedBy: null, leaseUntil: null } })).count;
-    }
-    return released;
+    if (this.options.pollIntervalMs === 0 || this.stopped) return;
+    this.pollTimer = setInterval(() => this.fill(), this.options.pollIntervalMs);
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(250, Math.floor(this.leaseMs / 3)));
+    this.pollTimer.unref();
+    this.renewTimer.unref();
+    this.fill();
   }
 
   /** Deliveries were just written here: look now rather than at the next poll. */
   nudge(): void {
-    if (this.stopped || this.options.pollIntervalMs === 0 || this.nudged) return;
-    this.nudged = true;
-    this.schedule(0);
+    if (this.stopped || this.options.pollIntervalMs === 0) return;
+    this.fill();
   }
 
-  /** One round: claims what is due and sends it. Rounds run one after another. Resolves with how many were claimed. */
+  /**
+   * Tests (pollIntervalMs 0): one claim for the free slots, and its runs sent to the end. Ticks run
+   * one after another. Resolves with how many deliveries were claimed.
+   */
   tick(): Promise<number> {
-    this.rounds = this.rounds.catch(() => 0).then(() => (this.stopped ? 0 : this.round()));
-    return this.rounds;
+    this.ticks = this.ticks
+      .catch(() => 0)
+      .then(async () => {
+        if (this.stopped) return 0;
+        const { runs, claimed } = await this.claimRuns();
+        await Promise.all(runs.map((run) => run.done));
+        return claimed;
+      });
+    return this.ticks;
   }
 
-  /** Rounds until nothing is due (tests: everything due now is sent, in order). */
-  async drain(maxRounds = 1000): Promise<void> {
-    for (let round = 0; round < maxRounds; round++) if ((await this.tick()) === 0) return;
+  /** Ticks until nothing is due (tests: everything due now is sent, in order). */
+  async drain(maxTicks = 1000): Promise<void> {
+    for (let tick = 0; tick < maxTicks; tick++) if ((await this.tick()) === 0) return;
   }
 
-  /** Stops polling and abandons attempts under way (their claims lapse and they are sent again later). */
+  /** Stops polling and abandons attempts under way (their claims are released or lapse, and they are sent again later). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    clearInterval(this.pollTimer);
+    clearInterval(this.renewTimer);
     this.stopping.abort();
-    await this.rounds.catch(() => 0);
+    await this.claiming;
+    await this.ticks.catch(() => 0);
+    await Promise.all([...this.runs.values()].map((run) => run.done));
     await this.agents.close();
   }
 
@@ -166,57 +184,104 @@ export class WebhookDeliveryWorker {
     await this.db.webhookDelivery.deleteMany({ where: { state: { in: ['delivered', 'failed'] }, createdAt: { lt: before } } });
   }
 
-  private schedule(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.nudged = false;
-      void this.tick()
-        .catch((error: unknown) => {
-          this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook delivery round failed');
-          return 0;
-        })
-        // A round that found work is followed at once by the next: a backlog drains without waiting for polls.
-        .then((claimed) => {
-          if (!this.stopped && !this.nudged) this.schedule(claimed > 0 ? 0 : this.options.pollIntervalMs);
-        });
-    }, delayMs);
-    this.timer.unref();
+  /** Claims for the free slots now: one claim at a time, and one more after it when asked for meanwhile (a nudge, a run that ended). */
+  private fill(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.claimRuns()
+      .catch((error: unknown) => this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook claim failed'))
+      .finally(() => {
+        this.claiming = undefined;
+        if (this.claimAgain) {
+          this.claimAgain = false;
+          this.fill();
+        }
+      });
   }
 
-  private async round(): Promise<number> {
+  /** Claims runs for the free slots and starts each; they go on by themselves. */
+  private async claimRuns(): Promise<{ runs: Run[]; claimed: number }> {
+    const free = this.concurrency - this.runs.size;
+    if (free <= 0) return { runs: [], claimed: 0 };
     const now = this.now();
     const leaseUntil = now + this.leaseMs;
-    const claimed = await claimWebhookDeliveries(this.db, this.provider, { now, leaseUntil, workerId: this.workerId, limit: this.batchSize, runLength: this.runLength });
-    if (claimed.length === 0) return 0;
+    const claimed = await claimWebhookDeliveries(this.db, this.provider, {
+      now,
+      leaseUntil,
+      workerId: this.workerId,
+      limit: free,
+      runLength: this.runLength,
+      perApp: this.perAppConcurrency,
+      sending: this.runsPerApp,
+    });
+    if (claimed.length === 0) return { runs: [], claimed: 0 };
     // Each endpoint's run in order: oldest first, as it was written.
     claimed.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    const runs = new Map<string, Claimed[]>();
+    const byEndpoint = new Map<string, Claimed[]>();
     for (const delivery of claimed) {
-      const run = runs.get(delivery.endpointId);
+      const run = byEndpoint.get(delivery.endpointId);
       if (run) run.push(delivery);
-      else runs.set(delivery.endpointId, [delivery]);
+      else byEndpoint.set(delivery.endpointId, [delivery]);
     }
-    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...runs.keys()] } } });
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...byEndpoint.keys()] } } });
     this.agents.forgetIdle(now);
-    await Promise.all(
-      [...runs].map(([endpointId, run]) => {
-        // An endpoint answers only for deliveries of its own app.
-        const endpoint = endpoints.find((e) => e.id === endpointId && e.tenant === run[0].tenant);
-        return this.sendRun(run, endpoint, leaseUntil).catch((error: unknown) =>
-          this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message }, endpoint: endpointId }, 'webhook delivery failed'),
-        );
-      }),
-    );
-    return claimed.length;
+    const runs: Run[] = [];
+    for (const [endpointId, deliveries] of byEndpoint) {
+      // Stopping, or already sent to here (a lease that lapsed under a run still going): not started; the claims lapse.
+      if (this.stopped || this.runs.has(endpointId)) {
+        if (this.stopped) await this.release(deliveries);
+        continue;
+      }
+      const tenant = deliveries[0].tenant;
+      // An endpoint answers only for deliveries of its own app.
+      const endpoint = endpoints.find((e) => e.id === endpointId && e.tenant === tenant);
+      const run: Run = { endpointId, tenant, ids: deliveries.map((d) => d.id), leaseUntil, done: Promise.resolve() };
+      this.runs.set(endpointId, run);
+      this.runsPerApp.set(tenant, (this.runsPerApp.get(tenant) ?? 0) + 1);
+      run.done = this.sendRun(deliveries, endpoint, run)
+        .catch((error: unknown) => this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message }, endpoint: endpointId }, 'webhook delivery failed'))
+        .finally(() => this.runEnded(run));
+      runs.push(run);
+    }
+    return { runs, claimed: claimed.length };
+  }
+
+  /** A run is over: its slot is free, and is claimed again at once. */
+  private runEnded(run: Run): void {
+    this.runs.delete(run.endpointId);
+    const left = (this.runsPerApp.get(run.tenant) ?? 1) - 1;
+    if (left > 0) this.runsPerApp.set(run.tenant, left);
+    else this.runsPerApp.delete(run.tenant);
+    if (this.options.pollIntervalMs > 0) this.fill();
+  }
+
+  /** Moves on the lease of everything the runs under way hold: one statement, whatever their number. */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing || this.runs.size === 0 || this.stopped) return;
+    this.renewing = true;
+    const runs = [...this.runs.values()];
+    const leaseUntil = this.now() + this.leaseMs;
+    try {
+      await renewWebhookClaims(this.db, this.provider, this.workerId, leaseUntil, runs.flatMap((run) => run.ids));
+      for (const run of runs) run.leaseUntil = Math.max(run.leaseUntil, leaseUntil);
+    } catch (error) {
+      this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook claims not renewed');
+    } finally {
+      this.renewing = false;
+    }
   }
 
   /**
    * Sends an endpoint's run in order, one at a time, over one kept-alive connection to the address
    * checked for this run. The first that is not delivered ends the run: it is recorded and
    * scheduled again, and the rest are released untouched (they are not attempts) so that order
-   * holds. What was delivered is recorded in one write.
+   * holds. A run also ends, releasing the rest, when its budget is spent (the endpoint yields its
+   * turn) or when its lease is no longer being renewed. What was delivered is recorded in one write.
    */
-  private async sendRun(run: Claimed[], endpoint: WebhookEndpoint | undefined, leaseUntil: number): Promise<void> {
+  private async sendRun(run: Claimed[], endpoint: WebhookEndpoint | undefined, state: Run): Promise<void> {
     const tenant = run[0].tenant;
     if (!endpoint) {
       // Written by a replica that had not yet heard of the endpoint's deletion.
@@ -238,15 +303,22 @@ export class WebhookDeliveryWorker {
     }
     const dispatcher = this.agents.for(endpoint.id, destination.address, destination.family, this.now());
     const delivered: { delivery: Claimed; response: { status: number; durationMs: number } }[] = [];
-    // A run stops in time for its last attempt to be recorded while the lease still holds.
-    const lastStart = leaseUntil - this.timeoutMs - LEASE_MARGIN_MS;
+    const started = performance.now();
+    let lastDurationMs = 0;
     for (let i = 0; i < run.length; i++) {
       const delivery = run[i];
-      // Not due yet (held until something else happened, as magic_link.sent until the mail is taken): it and what follows wait.
-      if (this.stopping.signal.aborted || (i > 0 && (this.now() > lastStart || delivery.nextAttemptAt.getTime() > this.now()))) {
-        await this.recordDelivered(delivered);
-        await this.release(run.slice(i));
-        return;
+      if (i > 0) {
+        // Not due yet (held until something else happened, as magic_link.sent until the mail is taken): it and what follows wait.
+        const held = delivery.nextAttemptAt.getTime() > this.now();
+        // Slow answers: the next would likely take the run past its budget, so the endpoint yields its turn to the others waiting.
+        const spent = performance.now() - started + lastDurationMs > this.runBudgetMs;
+        // Renewals failing (the database unreachable): stop before the claims could lapse under a send.
+        const lapsing = state.leaseUntil - this.now() < this.leaseMs / 4;
+        if (this.stopping.signal.aborted || held || spent || lapsing) {
+          await this.recordDelivered(delivered);
+          await this.release(run.slice(i), spent && !held);
+          return;
+        }
       }
       const timestamp = new Date(this.wallClock());
       const response = await sendWebhook({
@@ -255,14 +327,15 @@ export class WebhookDeliveryWorker {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'passwordless-selfhost-webhooks',
-          'webhook-id': delivery.id,
+          'webhook-id': delivery.webhookId,
           'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': secrets.map((key) => signStandardWebhook(key, delivery.id, timestamp, delivery.payload)).join(' '),
+          'webhook-signature': secrets.map((key) => signStandardWebhook(key, delivery.webhookId, timestamp, delivery.payload)).join(' '),
         },
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
       });
+      lastDurationMs = response.durationMs;
       if (this.stopping.signal.aborted) {
         // Not an attempt: the service is stopping. Released for whichever worker looks next.
         await this.recordDelivered(delivered);
@@ -303,9 +376,17 @@ export class WebhookDeliveryWorker {
     return signer;
   }
 
-  /** Back to pending, unclaimed and unattempted: the head of the endpoint's next run. */
-  private async release(deliveries: Claimed[]): Promise<void> {
+  /**
+   * Back to pending, unclaimed and unattempted: the head of the endpoint's next run. When the run
+   * yields its turn (`yielded`), that head is due from now rather than from when it was written, so
+   * that endpoints that have waited longer are claimed before it.
+   */
+  private async release(deliveries: Claimed[], yielded = false): Promise<void> {
     if (deliveries.length === 0) return;
+    if (yielded) {
+      const now = new Date(this.now());
+      await this.db.webhookDelivery.updateMany({ where: { id: deliveries[0].id, tenant: deliveries[0].tenant, claimedBy: this.workerId, nextAttemptAt: { lt: now } }, data: { nextAttemptAt: now } });
+    }
     await this.db.webhookDelivery.updateMany({
       where: { id: { in: deliveries.map((d) => d.id) }, tenant: deliveries[0].tenant, claimedBy: this.workerId },
       data: { leaseUntil: null, claimedBy: null },
@@ -384,16 +465,5 @@ export class WebhookDeliveryWorker {
     const { count } = await this.db.webhookDelivery.updateMany({ where: { id: { in: held }, tenant, claimedBy: this.workerId }, data });
     const kept = attempts.filter((a) => held.includes(a.deliveryId));
     if (count > 0 && kept.length > 0) await this.writeAttempts(kept);
-  }
-}
-
-/** Whether a process of this host with this id is running (signal 0 only asks). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -2,6 +2,7 @@ import { TtlCache } from '../../core/ttlCache';
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../core/webhookEventTypes';
 import type { Db, NewWebhookDelivery } from '../../store';
+import type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 interface Subscription {
   endpointId: string;
@@ -10,6 +11,9 @@ interface Subscription {
 
 /** What an event says; never a secret, a token, or an alias in plain text. */
 export type WebhookData = Record<string, unknown>;
+
+/** Why deliveries were not queued: an endpoint's pending limit (a test or a replay refused), or the app's outbox quota. */
+export type NotQueuedReason = 'pending_limit' | 'outbox_quota';
 
 /**
  * How long an app's subscriptions are kept. Every change to an app's endpoints drops them at once,
@@ -22,18 +26,31 @@ const SUBSCRIPTIONS_TTL_MS = 30_000;
  * The outbox's front: which deliveries a change makes (one per enabled endpoint of the app that
  * subscribes to its type), built before the change is written so that they can be written in its
  * transaction. An app without endpoints costs a cached lookup and nothing else: no delivery, no
- * statement. Subscriptions are cached per app.
+ * statement. Subscriptions are cached per app. An app whose outbox is at its quota gets no more
+ * deliveries (the change itself goes ahead); they are counted as not queued.
  */
 export class WebhookOutbox {
   private readonly subscriptions = new TtlCache<string, Subscription[]>({ ttlMs: SUBSCRIPTIONS_TTL_MS, maxEntries: 10_000 });
   private readonly listeners: (() => void)[] = [];
+  private readonly notQueuedListeners = new Set<(reason: NotQueuedReason, count: number) => void>();
   private lastTime = -1;
   private sequence = 0;
 
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
+    private readonly quota?: WebhookOutboxQuota,
   ) {}
+
+  /** Tells `listener` of deliveries not queued (the metrics); one listener is added once however often it is given. */
+  onNotQueued(listener: (reason: NotQueuedReason, count: number) => void): void {
+    this.notQueuedListeners.add(listener);
+  }
+
+  /** Deliveries were not queued, for `reason`. */
+  notQueued(reason: NotQueuedReason, count: number): void {
+    for (const listener of this.notQueuedListeners) listener(reason, count);
+  }
 
   /** Called after deliveries were committed here (the worker looks at once rather than at its next poll). */
   onWritten(listener: () => void): void {
@@ -45,6 +62,10 @@ export class WebhookOutbox {
     const subscriptions = this.subscriptions.get(appId) ?? (await this.load(appId));
     const targets = subscriptions.filter((s) => s.eventTypes.has(type));
     if (targets.length === 0) return undefined;
+    if (this.quota?.wouldPass(appId, targets.length)) {
+      this.notQueued('outbox_quota', targets.length);
+      return undefined;
+    }
     return this.deliveriesTo(appId, targets.map((t) => t.endpointId), type, data);
   }
 
