@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { sqliteFilename } from '../store/databaseUrl';
 import { applyPendingSqlite, MIGRATION_LEDGER, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
+import { assertManifestHolds, BACKUP_MANIFEST_TABLE, manifestCheck, readBackupManifest } from './backupManifest';
 import type { TableSchema } from './catalog';
 import { sqliteColumnKind } from './columnKinds';
 import { quoteName, type DataEndpoint, type LocatedRow } from './dataEndpoint';
@@ -11,6 +12,7 @@ import { DataError } from './dataError';
 import { databaseLabel } from './databaseLabel';
 import { sqliteValue } from './encodeValue';
 import { readValue } from './readValue';
+import { migratedSqliteSchema, sqliteSchemaObjects } from './sqliteSchema';
 import { readSqliteLedger } from './sqliteLedger';
 import type { LedgerEntry } from './schemaVersion';
 
@@ -54,7 +56,7 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
     },
     async catalog(): Promise<TableSchema[]> {
       return tableNames()
-        .filter((name) => name !== MIGRATION_LEDGER)
+        .filter((name) => name !== MIGRATION_LEDGER && name !== BACKUP_MANIFEST_TABLE)
         .map((name) => {
           const info = db.pragma(`table_info(${quoteName(name)})`) as { name: string; type: string; pk: number }[];
           const columns = info
@@ -68,6 +70,20 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
           const parents = [...new Set((db.pragma(`foreign_key_list(${quoteName(name)})`) as { table: string }[]).map((f) => f.table))];
           return { name, columns, primaryKey, parents };
         });
+    },
+    async schema() {
+      // A backup file's manifest is `backup`'s, not the migrations'; a target's would be foreign.
+      return sqliteSchemaObjects(db, role === 'source' ? [BACKUP_MANIFEST_TABLE] : []);
+    },
+    async migratedSchema(migrations: Migration[]) {
+      return migratedSqliteSchema(migrations);
+    },
+    async checkBackupManifest(macKey) {
+      const what = `the ${role} ${label}`;
+      const found = readBackupManifest(db, what, macKey);
+      if (!found) return undefined;
+      assertManifestHolds(db, what, found.manifest, (readSqliteLedger(db) ?? []).map((entry) => entry.name));
+      return manifestCheck(found.manifest, found.signature);
     },
     async countRows(table) {
       return Number((db.prepare(`SELECT count(*) AS n FROM ${quoteName(table)}`).get() as { n: number }).n);
