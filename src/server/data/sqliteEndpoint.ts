@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../core/privateFiles';
 import { sqliteFilename } from '../store/databaseUrl';
 import { applyPendingSqlite, MIGRATION_LEDGER, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
@@ -37,6 +38,9 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
   if (!exists && !existsSync(dirname(filename))) throw new DataError(`the directory of the target ${label} does not exist`);
   let db: Database.Database;
   try {
+    // A new target will hold key digests, token keys and passkeys: created 0600 whatever the umask
+    // (SQLite gives its WAL and shared memory the database file's mode).
+    if (!exists) ensurePrivateFile(filename, dirname(filename));
     db = openSqliteConnection(filename, role === 'source' ? { readonly: true, fileMustExist: true } : { fileMustExist: exists });
     db.prepare('SELECT count(*) FROM sqlite_schema').get();
   } catch (error) {
