@@ -9,6 +9,8 @@ import { createLogger } from './server/core/logger';
 import type { Services } from './server/services';
 import type { KeyKind, Scope } from './server/services/apps/apiKeys';
 import { backupDatabase } from './server/data/backupDatabase';
+import { describeManifestCheck } from './server/data/backupManifest';
+import { backupMacKeyFrom } from './server/data/backupMacKey';
 import { copyData, type CopyProgress } from './server/data/copyData';
 import { formatCopyReport } from './server/data/copyReport';
 import { databaseLabel } from './server/data/databaseLabel';
@@ -40,15 +42,22 @@ const USAGE = `Usage: passwordless-selfhost <command>
   data copy --from <DATABASE_URL> --to <DATABASE_URL> [--since <snapshot id>]
                                           copy every table in one snapshot and one transaction
                                           (SQLite to PostgreSQL or back), then compare counts and
-                                          checksums; --since brings an earlier copy up to date
-  backup <file>                           online, consistent backup of the SQLite database (0600)
-  restore <file>                          replace the SQLite database with a backup (service stopped)
+                                          checksums; --since brings an earlier copy up to date.
+                                          Refuses a source or target whose schema is not what the
+                                          migrations make, and a backup file that fails its checks
+  backup <file>                           online, consistent backup of the SQLite database (0600),
+                                          with every table's checksum, signed with BACKUP_MAC_KEY
+                                          when it is set
+  restore <file>                          replace the SQLite database with a backup (service
+                                          stopped), once its checksums, its signature (when
+                                          BACKUP_MAC_KEY is set) and its schema are checked
   token-keys rewrap                       store every token key and webhook secret wrapped with
                                           TOKEN_KEY_ENCRYPTION_KEY (plain ones, and ones wrapped
                                           with _PREVIOUS); see docs/security.md
-  generate-key management|token-encryption|metrics
+  generate-key management|token-encryption|metrics|backup-mac
                                           print a fresh random value for MANAGEMENT_KEY,
-                                          TOKEN_KEY_ENCRYPTION_KEY or METRICS_TOKEN (256 bits)
+                                          TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN or BACKUP_MAC_KEY
+                                          (256 bits)
 
 Configuration comes from the environment (DATABASE_URL, PORT, ...; see README).
 Moving, backing up and restoring data: docs/operations.md, "Moving and backing up data".`;
@@ -217,7 +226,7 @@ async function data(args: string[]): Promise<void> {
   const progress = progressLine();
   let result;
   try {
-    result = await copyData({ from: values.from, to: values.to, since: values.since, onProgress: progress.update });
+    result = await copyData({ from: values.from, to: values.to, since: values.since, onProgress: progress.update, backupMacKey: backupMacKeyFrom() });
   } finally {
     progress.clear();
   }
@@ -260,10 +269,10 @@ async function tokenKeys([action]: string[]): Promise<void> {
   }
 }
 
-/** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY and METRICS_TOKEN take. */
+/** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN and BACKUP_MAC_KEY take. */
 function generateKey([what]: string[]): void {
-  if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics') {
-    throw new UsageError(what ? `generate-key: unknown key '${what}'` : 'generate-key: say which key (management, token-encryption or metrics)');
+  if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics' && what !== 'backup-mac') {
+    throw new UsageError(what ? `generate-key: unknown key '${what}'` : 'generate-key: say which key (management, token-encryption, metrics or backup-mac)');
   }
   process.stdout.write(`${randomBytes(32).toString('base64url')}\n`);
 }
@@ -298,14 +307,20 @@ async function main(argv: string[]): Promise<void> {
       return data(rest);
     case 'backup': {
       const file = oneFile('backup', rest);
-      const done = await backupDatabase(loadConfig().databaseUrl, file);
+      const done = await backupDatabase(loadConfig().databaseUrl, file, backupMacKeyFrom());
       process.stdout.write(`backup of ${done.database} written to ${done.file}: ${done.bytes.toLocaleString('en-US')} bytes, schema ${done.schema}, in ${done.ms} ms\n`);
+      process.stdout.write(
+        `its manifest records every table's checksum (${done.tables} tables, ${done.rows.toLocaleString('en-US')} rows); ${done.signed ? 'signed with BACKUP_MAC_KEY' : 'not signed (BACKUP_MAC_KEY is not set)'}\n`,
+      );
       return;
     }
     case 'restore': {
       const file = oneFile('restore', rest);
-      const done = await restoreDatabase(loadConfig().databaseUrl, file);
+      const done = await restoreDatabase(loadConfig().databaseUrl, file, backupMacKeyFrom());
       process.stdout.write(`restored ${done.file} into ${done.database} (schema ${done.schema})\n`);
+      process.stdout.write(
+        `checked before it was restored: the schema is what the migrations make; ${done.checked ? describeManifestCheck(done.checked) : 'it carries no manifest (not written by `backup`, or by an older version), so its rows could not be checked against one'}\n`,
+      );
       if (done.pending.length) process.stdout.write(`the service applies ${done.pending.length} newer migration(s) when it starts: ${done.pending.join(', ')}\n`);
       if (done.previous) process.stdout.write(`the database it replaced is kept as ${done.previous}; delete it once the service runs well on the restored one\n`);
       return;

@@ -6,11 +6,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
+import { registerPasskey, verifyToken } from '../support/ceremonies';
 import { expectProblem, keyIdOf } from '../support/http';
 import { CLI, childEnv, startServiceProcess } from '../support/serviceProcess';
-import { MANAGEMENT_KEY, type TestApp } from '../support/testService';
+import { createTestDatabase, MANAGEMENT_KEY, providers, warnIfPostgresSkipped, type TestApp, type TestDatabase } from '../support/testService';
 import { PUBLIC_SCOPES, SECRET_SCOPES, type Scope } from '../../src/server/services/apps/apiKeys';
 
+warnIfPostgresSkipped();
 const PROCESS_TIMEOUT_MS = 120_000;
 
 interface Operation {
@@ -79,6 +81,8 @@ describe('key scopes on a service process', () => {
       accountDelete: scopeOf('post', '/v3/account/delete'),
       registerToken: scopeOf('post', '/register/token'),
       verify: scopeOf('post', '/signin/verify'),
+      generateToken: scopeOf('post', '/signin/generate-token'),
+      v3GenerateToken: scopeOf('post', '/v3/signin/generate-token'),
     }).toEqual({
       usersDelete: 'users',
       usersList: 'users',
@@ -91,6 +95,8 @@ describe('key scopes on a service process', () => {
       accountDelete: 'account_delete',
       registerToken: 'token_register',
       verify: 'token_verify',
+      generateToken: 'token_generate',
+      v3GenerateToken: 'token_generate',
     });
   });
 
@@ -158,6 +164,105 @@ describe('key scopes on a service process', () => {
       expect(created.scopes).toEqual(['events', 'aliases']);
       expect((await svc.http.get('/alias/list?userId=u1').set('ApiSecret', created.apiKey)).status).toBe(200);
       expectProblem(await svc.http.post('/users/delete').set('ApiSecret', created.apiKey).send({ userId: 'u1' }), 403, 'forbidden');
+    },
+    PROCESS_TIMEOUT_MS,
+  );
+});
+
+describe.each(providers())("the reference's keys on a service process on %s", (provider) => {
+  let svc: Awaited<ReturnType<typeof startServiceProcess>>;
+  let app: TestApp;
+  let operations: Operation[];
+
+  const call = (operation: Operation, key: string) => {
+    const request = svc.http[operation.method](operation.path.replace(/\{(\w+)\}/g, 'x')).set(operation.header, key);
+    return operation.method === 'get' ? request : request.send({});
+  };
+  /** A key as the reference's console and tooling make one: scopes by their enum indexes. */
+  const createKey = async (kind: 'public' | 'secret', scopes: (string | number)[]) => {
+    const res = await svc.http.post(`/admin/apps/${app.appId}/${kind}-keys`).set('ManagementKey', MANAGEMENT_KEY).send({ scopes });
+    expect(res.status).toBe(200);
+    return res.body.apiKey as string;
+  };
+  /** Every route of the key's kind that it is refused (401 or 403), as `METHOD path status errorCode`. */
+  const refusals = async (header: Operation['header'], key: string) => {
+    const refused: string[] = [];
+    for (const operation of operations.filter((o) => o.header === header)) {
+      const res = await call(operation, key);
+      if (res.status === 401 || res.status === 403) refused.push(`${operation.method.toUpperCase()} ${operation.path} ${res.status} ${res.body.errorCode}`);
+    }
+    return refused;
+  };
+
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    // SQLite: a fresh file the process owns; PostgreSQL: a database of this suite's own.
+    database = provider === 'postgresql' ? await createTestDatabase('postgresql') : undefined;
+    svc = await startServiceProcess({ MAGIC_LINK_NEW_APP_PERIOD: '00:00:00' }, database);
+    app = await svc.createApp();
+    operations = keyOperations((await svc.http.get('/openapi.json')).body);
+  }, PROCESS_TIMEOUT_MS);
+  afterAll(async () => {
+    await svc?.stop();
+    await database?.drop();
+  }, PROCESS_TIMEOUT_MS);
+
+  it(
+    "admits a secret made with the reference's scopes [token_register, token_verify] (by index or by name) to every private route, as the reference does: it lists credentials",
+    async () => {
+      for (const scopes of [[0, 1], ['token_verify', 'token_register']]) {
+        const secret = await createKey('secret', scopes);
+        // It registers a passkey (register/token), and lists it: /credentials/list was 403 for such a key.
+        const { userId, complete } = await registerPasskey(svc, { ...app, apiSecret: secret });
+        expect(complete.status).toBe(200);
+        const listed = await svc.http.get(`/credentials/list?userId=${userId}`).set('ApiSecret', secret);
+        expect({ status: listed.status, credentials: listed.body.length }).toEqual({ status: 200, credentials: 1 });
+        expect((await verifyToken(svc, { apiSecret: secret }, complete.body.token)).body).toMatchObject({ success: true, userId });
+        expect(await refusals('ApiSecret', secret)).toEqual([]);
+      }
+      const publicKey = await createKey('public', [1, 0]);
+      expect(await refusals('ApiKey', publicKey)).toEqual([]);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses signin/generate-token (403 forbidden, token_generate) to a verify-only secret, which still verifies; a token_generate key mints',
+    async () => {
+      const verifyOnly = await createKey('secret', [1]);
+      const minted = await svc.http.post('/signin/generate-token').set('ApiSecret', verifyOnly).send({ userId: 'victim' });
+      expectProblem(minted, 403, 'forbidden');
+      expect(minted.body.detail).toContain('Required scopes: token_generate');
+      expect(minted.body.token).toBeUndefined();
+      expectProblem(await svc.http.post('/v3/signin/generate-token').set('ApiSecret', verifyOnly).send({ userId: 'victim' }), 403, 'forbidden');
+
+      const minter = await createKey('secret', ['token_generate']);
+      const token = await svc.http.post('/signin/generate-token').set('ApiSecret', minter).send({ userId: 'u1' });
+      expect(token.status).toBe(200);
+      // The verify-only key verifies what another key minted, and nothing else it may do.
+      expect((await verifyToken(svc, { apiSecret: verifyOnly }, token.body.token)).body).toMatchObject({ success: true, userId: 'u1' });
+      expectProblem(await verifyToken(svc, { apiSecret: minter }, token.body.token), 403, 'forbidden');
+      // The app's own keys have every scope, the new one too.
+      expect((await svc.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: 'u2' })).status).toBe(200);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
+
+  it(
+    "keeps a strict subset of the reference's scopes, or any set with one of our own, to least privilege",
+    async () => {
+      const everyOther = (allowed: string[]) =>
+        operations
+          .filter((o) => o.header === 'ApiSecret' && !allowed.includes(o.scope ?? ''))
+          .map((o) => `${o.method.toUpperCase()} ${o.path} 403 forbidden`)
+          .sort();
+      const registerOnly = await createKey('secret', [0]);
+      expect((await refusals('ApiSecret', registerOnly)).sort()).toEqual(everyOther(['token_register']));
+      expectProblem(await svc.http.get('/credentials/list?userId=u1').set('ApiSecret', registerOnly), 403, 'forbidden');
+      const withOwn = await createKey('secret', ['token_register', 'token_verify', 'users']);
+      expect((await refusals('ApiSecret', withOwn)).sort()).toEqual(everyOther(['token_register', 'token_verify', 'users']));
+      const loginOnly = await createKey('public', [1]);
+      expectProblem(await svc.http.post('/register/begin').set('ApiKey', loginOnly).send({}), 403, 'forbidden');
     },
     PROCESS_TIMEOUT_MS,
   );

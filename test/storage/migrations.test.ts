@@ -468,8 +468,44 @@ describe.each(providers())('migrations on %s', (provider) => {
     const s = open();
     await s.migrate();
     const scopes = Object.fromEntries((await s.db.apiKey.findMany({ select: { id: true, scopes: true } })).map((k) => [k.id, k.scopes]));
-    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete,webhooks';
-    expect(scopes).toEqual({ aaaa: everything, bbbb: everything, cccc: 'token_register', dddd: 'token_verify', eeee: 'register,login', ffff: '' });
+    // Each later scope migration adds its scope to the keys that had the access it takes over.
+    const everything = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete,webhooks,token_generate';
+    expect(scopes).toEqual({ aaaa: everything, bbbb: everything, cccc: 'token_register', dddd: 'token_verify,token_generate', eeee: 'register,login', ffff: '' });
+  });
+
+  it("gives every secret key that could mint sign-ins through token_verify the new token_generate, except a key with exactly the reference's two scopes", async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261127010000');
+    await migrateWith(provider, database.url, before);
+    const key = (id: string, kind: string, scopes: string) =>
+      `INSERT INTO "ApiKey" ("tenant", "id", "kind", "keyHash", "scopes") VALUES ('oldapp', '${id}', '${kind}', 'h${id}', '${scopes}')`;
+    const everyScopeThen = 'token_register,token_verify,users,credentials,aliases,auth_configs,magic_links,events,features,account_delete,webhooks';
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('oldapp', 'owner@example.com')`,
+      key('aaaa', 'secret', everyScopeThen),
+      key('bbbb', 'secret', 'token_register,token_verify'),
+      key('cccc', 'secret', 'token_verify,token_register'),
+      key('dddd', 'secret', 'token_verify'),
+      key('eeee', 'secret', 'users,token_verify'),
+      key('ffff', 'secret', 'token_register'),
+      key('gggg', 'secret', 'users,events'),
+      key('hhhh', 'public', 'register,login'),
+      key('iiii', 'secret', ''),
+    ]);
+    const s = open();
+    expect(await s.migrate()).toEqual(ALL.filter((name) => name >= '20261127010000'));
+    const scopes = Object.fromEntries((await s.db.apiKey.findMany({ select: { id: true, scopes: true } })).map((k) => [k.id, k.scopes]));
+    expect(scopes).toEqual({
+      aaaa: `${everyScopeThen},token_generate`,
+      // The reference's own set has every scope of its kind (effectiveScopes) and is left alone.
+      bbbb: 'token_register,token_verify',
+      cccc: 'token_verify,token_register',
+      dddd: 'token_verify,token_generate',
+      eeee: 'users,token_verify,token_generate',
+      ffff: 'token_register',
+      gggg: 'users,events',
+      hhhh: 'register,login',
+      iiii: '',
+    });
   });
 
   it('gives every existing app a random decoy secret of its own', async () => {

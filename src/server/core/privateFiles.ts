@@ -4,9 +4,12 @@ import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 // links) are created readable by the service's user only, whatever the umask: a mode given at
 // creation can only lose bits to the umask, never gain them, so 0700 and 0600 are what they get.
 
-/** Creates `dir` (and missing parents) as 0700. An existing directory is left as it is. */
-export function ensurePrivateDirectory(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+/**
+ * Creates `dir` (and missing parents) as 0700. An existing directory is left as it is. Returns the
+ * first directory it created, or undefined when `dir` existed.
+ */
+export function ensurePrivateDirectory(dir: string): string | undefined {
+  return mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
 /** Creates `file` empty as 0600 if it does not exist yet (its directory 0700). An existing file is left as it is. */

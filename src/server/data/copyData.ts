@@ -1,10 +1,12 @@
 import { loadMigrations, type Migration, type Provider } from '../store/migrate';
+import type { ManifestCheck } from './backupManifest';
 import { pairCatalogs, type PairedCatalog, type TableSchema } from './catalog';
 import type { DataEndpoint } from './dataEndpoint';
 import { DataError } from './dataError';
 import { diffTable, type TableDiff } from './diffTable';
 import { assertDistinct, openEndpoint, providerOfOption } from './openEndpoint';
 import { describeVersion, schemaVersion, type SchemaVersion } from './schemaVersion';
+import { listDifferences, schemaDifferences } from './schemaDifferences';
 import { formatSnapshotId, parseSnapshotId } from './snapshotId';
 import { databaseDigest, rowDigest, TableChecksum } from './tableChecksum';
 import { explainWriteError } from './writeErrors';
@@ -23,6 +25,8 @@ export interface CopyOptions {
   maxTargetPages?: number;
   /** Rows per read and per write (default 1000). */
   batchSize?: number;
+  /** BACKUP_MAC_KEY: a source that is a backup file must be signed with it. */
+  backupMacKey?: string;
 }
 
 export interface CopyProgress {
@@ -68,6 +72,8 @@ export interface CopyResult {
   tables: TableResult[];
   /** Every table's count and checksum are equal on both sides. */
   equal: boolean;
+  /** The source is a file `backup` wrote: how its manifest was checked (before anything was written). */
+  backup?: ManifestCheck;
   copyMs: number;
   checkMs: number;
 }
@@ -76,6 +82,7 @@ const NO_CHANGES: RowChanges = { inserted: 0, updated: 0, deleted: 0 };
 
 interface PassResult {
   snapshotTime: Date;
+  backup: ManifestCheck | undefined;
   source: Map<string, TableChecksum>;
   written: Map<string, RowChanges>;
   applied: string[];
@@ -104,6 +111,7 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
   const source = await openEndpoint(options.from, 'source');
   try {
     const schema = await currentSchemaOf(source, migrations[sourceProvider]);
+    await assertMigratedSchema(source, `the source ${source.label}`, migrations[sourceProvider]);
     const sourceCatalog = await source.catalog();
     const target = await openEndpoint(options.to, 'target', { maxPages: options.maxTargetPages });
     let committed = false;
@@ -116,10 +124,11 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
         if (targetVersion.state !== 'current') {
           throw new DataError(`--since needs the target an earlier copy filled, on this version's schema; ${target.label} has ${describeVersion(targetVersion)}; nothing was changed`);
         }
-        pass = await catchUp(source, target, pairCatalogs(sourceCatalog, targetCatalog, 'nothing was changed'), since.digest, options.since!, batchSize, options.onProgress);
+        const paired = pairCatalogs(sourceCatalog, targetCatalog, 'nothing was changed');
+        pass = await catchUp(source, target, paired, since.digest, options.since!, { batchSize, onProgress: options.onProgress, backupMacKey: options.backupMacKey, migrations: migrations[targetProvider] });
       } else {
         const pending = await migrationsForEmptyTarget(target, targetVersion, targetCatalog, migrations[targetProvider]);
-        pass = await copyAll(source, target, sourceCatalog, targetCatalog, pending, batchSize, options.onProgress);
+        pass = await copyAll(source, target, sourceCatalog, targetCatalog, pending, { batchSize, onProgress: options.onProgress, backupMacKey: options.backupMacKey, migrations: migrations[targetProvider] });
       }
       committed = true;
       const copyMs = Date.now() - started;
@@ -151,6 +160,7 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
         snapshotId,
         tables,
         equal: tables.every((t) => t.sourceRows === t.targetRows && t.sourceChecksum === t.targetChecksum),
+        backup: pass.backup,
         copyMs,
         checkMs: Date.now() - checked,
       };
@@ -163,6 +173,27 @@ export async function copyData(options: CopyOptions): Promise<CopyResult> {
 }
 
 const names = (tables: TableSchema[]) => tables.map((t) => t.name).join(', ');
+
+/** What one pass needs besides the two databases. */
+interface PassOptions {
+  batchSize: number;
+  onProgress: CopyOptions['onProgress'];
+  backupMacKey: string | undefined;
+  /** The target's migrations: its schema is compared with what they make. */
+  migrations: Migration[];
+}
+
+/**
+ * Refuses a database whose schema is not exactly what `migrations` make from nothing: an extra
+ * trigger, view, index, function or table (a restored backdoor: a trigger that puts a redeemed
+ * token back), a definition changed, an object missing.
+ */
+async function assertMigratedSchema(endpoint: DataEndpoint, what: string, migrations: Migration[]): Promise<void> {
+  const differences = schemaDifferences(await endpoint.schema(), await endpoint.migratedSchema(migrations));
+  if (differences.length > 0) {
+    throw new DataError(`${what} holds what this version's migrations do not make: ${listDifferences(differences)}; nothing was changed`);
+  }
+}
 
 /** The source's schema (its last migration), which must be exactly this version's. */
 async function currentSchemaOf(source: DataEndpoint, migrations: Migration[]): Promise<string> {
@@ -223,16 +254,19 @@ async function copyAll(
   sourceCatalog: TableSchema[],
   targetCatalog: TableSchema[],
   pending: Migration[],
-  batchSize: number,
-  onProgress: CopyOptions['onProgress'],
+  { batchSize, onProgress, backupMacKey, migrations }: PassOptions,
 ): Promise<PassResult> {
   await source.beginSnapshot();
   const snapshotTime = new Date();
   try {
+    // A backup file is checked whole against its manifest before anything is written.
+    const backup = await source.checkBackupManifest(backupMacKey);
     const totals = new Map<string, number>();
     for (const table of sourceCatalog) totals.set(table.name, await source.countRows(table.name));
     return await inWriteTransaction(target, targetCatalog.map((t) => t.name), async (progress) => {
       const applied = await target.applyMigrations(pending);
+      // What the target held before the copy stays: it must be only what the migrations make.
+      await assertMigratedSchema(target, `the target ${target.label}`, migrations);
       const paired = pairCatalogs(sourceCatalog, await target.catalog(), 'nothing was changed');
       // Another writer could have filled an empty table between the check and the lock.
       await assertEmpty(target, paired.target);
@@ -251,7 +285,7 @@ async function copyAll(
         sums.set(table.name, sum);
         written.set(table.name, { inserted: sum.count, updated: 0, deleted: 0 });
       }
-      return { snapshotTime, source: sums, written, applied, paired };
+      return { snapshotTime, backup, source: sums, written, applied, paired };
     });
   } finally {
     await source.endSnapshot();
@@ -269,13 +303,14 @@ async function catchUp(
   paired: PairedCatalog,
   digest: string,
   sinceId: string,
-  batchSize: number,
-  onProgress: CopyOptions['onProgress'],
+  { batchSize, onProgress, backupMacKey, migrations }: PassOptions,
 ): Promise<PassResult> {
   await source.beginSnapshot();
   const snapshotTime = new Date();
   try {
+    const backup = await source.checkBackupManifest(backupMacKey);
     return await inWriteTransaction(target, paired.target.map((t) => t.name), async (progress) => {
+      await assertMigratedSchema(target, `the target ${target.label}`, migrations);
       const diffs: TableDiff[] = [];
       for (const [i, table] of paired.source.entries()) {
         progress.table = table.name;
@@ -300,6 +335,7 @@ async function catchUp(
       }
       return {
         snapshotTime,
+        backup,
         source: new Map(diffs.map((d, i) => [paired.source[i].name, d.source])),
         written: new Map(diffs.map((d, i) => [paired.source[i].name, { inserted: d.inserted, updated: d.updated, deleted: d.deleted }])),
         applied: [],

@@ -54,4 +54,13 @@ describe('formatCopyReport', () => {
     const tables = result().tables.map((t) => ({ ...t, written: t.table === 'TokenKey' ? { inserted: 1, updated: 0, deleted: 2 } : none, newer: none }));
     expect(formatCopyReport(result({ mode: 'since', tables, applied: [] }), COMMAND, false)).toContain('3 rows written (TokenKey: 1 inserted, 2 deleted)');
   });
+
+  it('says how a source that is a backup file was checked, and nothing of it for a database', () => {
+    expect(formatCopyReport(result(), COMMAND, false)).not.toContain('a backup file');
+    const backup = { createdAt: '2026-11-25T09:40:00.000Z', tables: 14, rows: 190, signature: 'verified' as const };
+    expect(formatCopyReport(result({ backup }), COMMAND, false)).toContain(
+      '\n          a backup file: all 14 tables (190 rows) match the checksums recorded when the backup was made at 2026-11-25T09:40:00.000Z; its signature verified with BACKUP_MAC_KEY\n',
+    );
+    expect(formatCopyReport(result({ backup: { ...backup, signature: 'not verified' } }), COMMAND, false)).toContain('signed, but BACKUP_MAC_KEY is not set here, so the signature was not checked');
+  });
 });

@@ -1,3 +1,4 @@
+import { describeManifestCheck } from './backupManifest';
 import type { CopyResult, RowChanges } from './copyData';
 
 /** The table whose rows carry the token keys; they travel as stored (see `formatCopyReport`). */
@@ -26,6 +27,7 @@ function changesByTable(result: CopyResult, pick: (t: CopyResult['tables'][numbe
 export function formatCopyReport(result: CopyResult, command: string, keyEncryption: boolean): string {
   const lines: string[] = [];
   lines.push(`source    ${result.source} (schema ${result.schema})`);
+  if (result.backup) lines.push(`          a backup file: ${describeManifestCheck(result.backup)}`);
   lines.push(`target    ${result.target}${result.applied.length ? ` (schema created: ${plural(result.applied.length, 'migration')} applied)` : ''}`);
   lines.push(`snapshot  ${result.snapshotId}`);
   lines.push('');

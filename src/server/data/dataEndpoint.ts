@@ -1,6 +1,8 @@
 import type { Migration, Provider } from '../store/migrate';
+import type { ManifestCheck } from './backupManifest';
 import type { CanonicalValue } from './canonicalValue';
 import type { TableSchema } from './catalog';
+import type { SchemaObject } from './schemaDifferences';
 import type { LedgerEntry } from './schemaVersion';
 
 /** A row as read: its canonical values, and where it sits (for updating or deleting it in place). */
@@ -21,8 +23,21 @@ export interface DataEndpoint {
   readonly label: string;
   /** The migration ledger, or undefined when there is none. */
   ledger(): Promise<LedgerEntry[] | undefined>;
-  /** Every table but the ledger. */
+  /** Every table but the ledger (and a backup's manifest). */
   catalog(): Promise<TableSchema[]>;
+  /** Every object of the schema (tables, indexes, triggers, views, functions, …), to compare with `migratedSchema`. */
+  schema(): Promise<SchemaObject[]>;
+  /**
+   * The same of a database `migrations` made from nothing, built beside this one and thrown away
+   * (SQLite: in memory; PostgreSQL: temporary objects in a savepoint or transaction rolled back).
+   */
+  migratedSchema(migrations: Migration[]): Promise<SchemaObject[]>;
+  /**
+   * Inside the open snapshot: the manifest a `backup` wrote into the file, its MAC checked under
+   * `macKey` and every table checked against it; undefined when there is none (PostgreSQL: always).
+   * A manifest that does not hold is a refusal.
+   */
+  checkBackupManifest(macKey: string | undefined): Promise<ManifestCheck | undefined>;
   countRows(table: string): Promise<number>;
   /** Starts a consistent snapshot: a read transaction (SQLite), REPEATABLE READ (PostgreSQL). */
   beginSnapshot(): Promise<void>;

@@ -8,6 +8,7 @@ import { DataError } from './dataError';
 import { databaseLabel } from './databaseLabel';
 import { postgresValue } from './encodeValue';
 import type { LedgerEntry } from './schemaVersion';
+import { currentPostgresSchema, migratedPostgresSchema } from './postgresSchema';
 import { readValue } from './readValue';
 
 /**
@@ -46,6 +47,8 @@ export async function openPostgresEndpoint(url: string, role: 'source' | 'target
     throw connectError(error, role, label);
   }
   let cursors = 0;
+  /** Whether the write transaction is open (a reference schema is then built in a savepoint). */
+  let writing = false;
   const keyOf = (table: TableSchema) => table.primaryKey.map((name) => table.columns.findIndex((c) => c.name === name));
   const whereKey = (table: TableSchema, first: number) =>
     table.primaryKey.map((name, i) => `${quoteName(name)} = ${parameter(first + i, table.columns.find((c) => c.name === name)!)}`).join(' AND ');
@@ -96,6 +99,15 @@ export async function openPostgresEndpoint(url: string, role: 'source' | 'target
         .map((t) => ({ ...t, columns: t.columns.sort((a, b) => (a.name < b.name ? -1 : 1)) }))
         .sort((a, b) => (a.name < b.name ? -1 : 1));
     },
+    async schema() {
+      return currentPostgresSchema(client);
+    },
+    async migratedSchema(migrations: Migration[]) {
+      return migratedPostgresSchema(client, migrations, writing, `the ${role} ${label}`);
+    },
+    async checkBackupManifest() {
+      return undefined;
+    },
     async countRows(table) {
       return Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${quoteName(table)}`)).rows[0].n);
     },
@@ -123,6 +135,7 @@ export async function openPostgresEndpoint(url: string, role: 'source' | 'target
     },
     async beginWrite(tables) {
       await client.query('BEGIN');
+      writing = true;
       // Concurrent migrations (a service starting on the target) wait for this transaction.
       await client.query('SELECT pg_advisory_xact_lock($1)', [PG_MIGRATION_LOCK]);
       // Reads go on; nobody else writes these tables until the copy commits or rolls back.
@@ -153,8 +166,10 @@ export async function openPostgresEndpoint(url: string, role: 'source' | 'target
     },
     async commitWrite() {
       await client.query('COMMIT');
+      writing = false;
     },
     async abortWrite() {
+      writing = false;
       await client.query('ROLLBACK').catch(() => undefined);
     },
     async close() {

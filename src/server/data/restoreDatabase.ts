@@ -1,9 +1,12 @@
 import type Database from 'better-sqlite3';
-import { copyFileSync, existsSync, linkSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { ensurePrivateDirectory } from '../core/privateFiles';
 import { providerOf, sqliteFilename } from '../store/databaseUrl';
 import { loadMigrations, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
+import type { ManifestCheck } from './backupManifest';
+import { checkRestoredFile } from './checkRestoredFile';
 import { DataError } from './dataError';
 import { databaseLabel } from './databaseLabel';
 import { fsyncPath, replaceDurably } from './durableFile';
@@ -20,6 +23,8 @@ export interface RestoreResult {
   pending: string[];
   /** Where the database that was replaced now is; undefined when there was none. */
   previous: string | undefined;
+  /** How the backup's manifest was checked; undefined when it carries none (then BACKUP_MAC_KEY is not set). */
+  checked: ManifestCheck | undefined;
 }
 
 /** "20261125T094511Z": a file-name-safe moment. */
@@ -46,11 +51,14 @@ function assertNotInUse(database: string, label: string): void {
  * `restore <file>`, with the service stopped: checks that `file` is a sound SQLite database
  * (`PRAGMA integrity_check`) of a schema this version runs (its migration ledger: the same, or
  * older, which the service migrates at start), and that nothing has the database open; then
- * writes the backup's content to a new 0600 file beside the database, flushes it, keeps the
- * current database (and its WAL) under a `.replaced-<time>` name, and renames the new file into
- * place. Any refusal changes nothing.
+ * writes the backup's content to a new 0600 file beside the database (in a directory created
+ * 0700), and checks that copy (`checkRestoredFile`: the manifest's signature under `macKey`, the
+ * schema against what the migrations make, foreign keys, every table against the checksums the
+ * backup recorded); only then keeps the current database (and its WAL) under a `.replaced-<time>`
+ * name, and renames the new file into place. Any refusal changes nothing: the copy is removed, and
+ * so is a directory the restore created.
  */
-export async function restoreDatabase(databaseUrl: string, file: string, migrations: Migration[] = loadMigrations('sqlite')): Promise<RestoreResult> {
+export async function restoreDatabase(databaseUrl: string, file: string, macKey?: string, migrations: Migration[] = loadMigrations('sqlite')): Promise<RestoreResult> {
   if (providerOf(databaseUrl) !== 'sqlite') {
     throw new DataError('restore replaces an SQLite database, and DATABASE_URL names PostgreSQL: restore a pg_dump archive with pg_restore (see docs/operations.md, "Backups")');
   }
@@ -73,14 +81,17 @@ export async function restoreDatabase(databaseUrl: string, file: string, migrati
     const version = schemaVersion(checkedLedger(source, backup), migrations);
     if (version.state === 'none') throw new DataError(`${backup} is not a passwordless-selfhost database (it has no migration ledger); nothing was changed`);
     if (version.state === 'foreign') throw new DataError(`${backup} is on a schema this version cannot run: ${version.reason}; nothing was changed`);
-    mkdirSync(dirname(database), { recursive: true });
-    if (existsSync(database)) assertNotInUse(database, label);
-
+    const created = ensurePrivateDirectory(dirname(database));
     const temporary = temporaryFileBeside(database);
     let previous: string | undefined;
+    let checked: ManifestCheck | undefined;
     try {
+      if (existsSync(database)) assertNotInUse(database, label);
       // The backup API reads the file as SQLite sees it (a WAL beside it included).
       await source.backup(temporary.path, { progress: () => 0x7fffffff });
+      const applied = migrations.filter((m) => version.state === 'current' || !version.pending.includes(m));
+      // What is checked is the copy that goes into place, not the file it came from.
+      checked = checkRestoredFile(temporary.path, backup, applied, macKey);
       fsyncPath(temporary.path);
       if (existsSync(database)) {
         previous = `${database}.replaced-${stamp(new Date())}`;
@@ -89,6 +100,7 @@ export async function restoreDatabase(databaseUrl: string, file: string, migrati
       replaceDurably(temporary.path, database);
     } catch (error) {
       temporary.remove();
+      if (created && !previous) removeCreated(dirname(database), created);
       if (error instanceof DataError) throw error;
       const { code, message } = error as { code?: string; message?: string };
       throw new DataError(`restoring ${backup} failed (${code ?? message}); ${previous ? `the previous database is kept as ${previous}` : 'nothing was changed'}`);
@@ -99,6 +111,7 @@ export async function restoreDatabase(databaseUrl: string, file: string, migrati
       schema: version.state === 'current' ? version.latest : version.latest ?? '(none)',
       pending: version.state === 'behind' ? version.pending.map((m) => m.name) : [],
       previous,
+      checked,
     };
   } finally {
     source.close();
@@ -119,6 +132,18 @@ function checkedLedger(source: Database.Database, backup: string) {
     problems = [[code, message].filter(Boolean).join(': ')];
   }
   throw new DataError(`${backup} failed its integrity check (${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}); nothing was changed`);
+}
+
+/** Removes the (empty) directories from `dir` up to `created`, the first one a refused restore made. */
+function removeCreated(dir: string, created: string): void {
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    try {
+      rmdirSync(current);
+    } catch {
+      return;
+    }
+    if (current === resolve(created) || dirname(current) === current) return;
+  }
 }
 
 /**

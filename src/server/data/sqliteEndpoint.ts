@@ -1,9 +1,11 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { ensurePrivateFile } from '../core/privateFiles';
 import { sqliteFilename } from '../store/databaseUrl';
 import { applyPendingSqlite, MIGRATION_LEDGER, type Migration } from '../store/migrate';
 import { openSqliteConnection } from '../store/sqlite';
+import { assertManifestHolds, BACKUP_MANIFEST_TABLE, manifestCheck, readBackupManifest } from './backupManifest';
 import type { TableSchema } from './catalog';
 import { sqliteColumnKind } from './columnKinds';
 import { quoteName, type DataEndpoint, type LocatedRow } from './dataEndpoint';
@@ -11,6 +13,7 @@ import { DataError } from './dataError';
 import { databaseLabel } from './databaseLabel';
 import { sqliteValue } from './encodeValue';
 import { readValue } from './readValue';
+import { migratedSqliteSchema, sqliteSchemaObjects } from './sqliteSchema';
 import { readSqliteLedger } from './sqliteLedger';
 import type { LedgerEntry } from './schemaVersion';
 
@@ -35,6 +38,9 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
   if (!exists && !existsSync(dirname(filename))) throw new DataError(`the directory of the target ${label} does not exist`);
   let db: Database.Database;
   try {
+    // A new target will hold key digests, token keys and passkeys: created 0600 whatever the umask
+    // (SQLite gives its WAL and shared memory the database file's mode).
+    if (!exists) ensurePrivateFile(filename, dirname(filename));
     db = openSqliteConnection(filename, role === 'source' ? { readonly: true, fileMustExist: true } : { fileMustExist: exists });
     db.prepare('SELECT count(*) FROM sqlite_schema').get();
   } catch (error) {
@@ -54,7 +60,7 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
     },
     async catalog(): Promise<TableSchema[]> {
       return tableNames()
-        .filter((name) => name !== MIGRATION_LEDGER)
+        .filter((name) => name !== MIGRATION_LEDGER && name !== BACKUP_MANIFEST_TABLE)
         .map((name) => {
           const info = db.pragma(`table_info(${quoteName(name)})`) as { name: string; type: string; pk: number }[];
           const columns = info
@@ -68,6 +74,20 @@ export function openSqliteEndpoint(url: string, role: 'source' | 'target', optio
           const parents = [...new Set((db.pragma(`foreign_key_list(${quoteName(name)})`) as { table: string }[]).map((f) => f.table))];
           return { name, columns, primaryKey, parents };
         });
+    },
+    async schema() {
+      // A backup file's manifest is `backup`'s, not the migrations'; a target's would be foreign.
+      return sqliteSchemaObjects(db, role === 'source' ? [BACKUP_MANIFEST_TABLE] : []);
+    },
+    async migratedSchema(migrations: Migration[]) {
+      return migratedSqliteSchema(migrations);
+    },
+    async checkBackupManifest(macKey) {
+      const what = `the ${role} ${label}`;
+      const found = readBackupManifest(db, what, macKey);
+      if (!found) return undefined;
+      assertManifestHolds(db, what, found.manifest, (readSqliteLedger(db) ?? []).map((entry) => entry.name));
+      return manifestCheck(found.manifest, found.signature);
     },
     async countRows(table) {
       return Number((db.prepare(`SELECT count(*) AS n FROM ${quoteName(table)}`).get() as { n: number }).n);

@@ -4,7 +4,8 @@ import { CURRENT_ROUTES, legacyRoutes } from './catalog';
 import { inputJsonSchema, outputJsonSchema, type JsonSchema } from './jsonSchema';
 import { problemSchema } from './problemSchema';
 import type { RouteSpec } from '../http/routing/routeSpec';
-import { PUBLIC_SCOPES, SCOPES, SECRET_SCOPES, type Scope } from '../core/keyScopes';
+import { PUBLIC_SCOPES, REFERENCE_SCOPES, SCOPES, SECRET_SCOPES, type Scope } from '../core/keyScopes';
+import type { KeyKind } from '../../shared/apiKeys';
 
 /** The base path of the older generation, below each server. */
 const LEGACY_PREFIX = '/v3';
@@ -104,8 +105,10 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** What each scope of a key kind admits; every operation names the one it needs in its `security`. */
-const scopeList = (scopes: readonly Scope[]) =>
-  `Scopes (a key without scopes has all of its kind): ${scopes.map((scope) => `\`${scope}\` (${SCOPES[scope].replace(/^\w+: /, '')})`).join(', ')}.`;
+const scopeList = (kind: KeyKind, scopes: readonly Scope[]) =>
+  `Scopes (a key without scopes, or with exactly the reference service's ${REFERENCE_SCOPES[kind].map((scope) => `\`${scope}\``).join(' and ')}, has all of its kind): ${scopes
+    .map((scope) => `\`${scope}\` (${SCOPES[scope].replace(/^\w+: /, '')})`)
+    .join(', ')}.`;
 
 /** The OpenAPI 3.1 document of every route of both generations. */
 function buildOpenApiDocument(): Record<string, unknown> {
@@ -126,8 +129,8 @@ function buildOpenApiDocument(): Record<string, unknown> {
     components: {
       schemas: { Problem: outputJsonSchema(problemSchema) as JsonSchema },
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'ApiKey', description: `The app's public key (\`<appId>:public:<32 hex>\`). ${scopeList(PUBLIC_SCOPES)}` },
-        ApiSecret: { type: 'apiKey', in: 'header', name: 'ApiSecret', description: `The app's secret (\`<appId>:secret:<32 hex>\`). ${scopeList(SECRET_SCOPES)}` },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'ApiKey', description: `The app's public key (\`<appId>:public:<32 hex>\`). ${scopeList('public', PUBLIC_SCOPES)}` },
+        ApiSecret: { type: 'apiKey', in: 'header', name: 'ApiSecret', description: `The app's secret (\`<appId>:secret:<32 hex>\`). ${scopeList('secret', SECRET_SCOPES)}` },
         ManagementKey: { type: 'apiKey', in: 'header', name: 'ManagementKey', description: 'The MANAGEMENT_KEY of the server.' },
       },
     },

@@ -52,7 +52,7 @@ const signinGenerateTokenRoute = defineRoute({
   summary: 'Mint a sign-in token for a user without a ceremony (when the app enabled it).',
   tag: 'private API',
   auth: 'ApiSecret',
-  scope: 'token_verify',
+  scope: 'token_generate',
   body: generateTokenSchema,
   responses: { 200: { description: 'A verify_ token.', schema: tokenAnswer } },
 });

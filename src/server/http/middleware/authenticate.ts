@@ -60,8 +60,8 @@ const REFUSED: Record<Exclude<KeyCheck, { ok: true }>['reason'], (header: KeyHea
 const countFailure = (res: Response, header: KeyHeader) => (header === 'ApiSecret' ? countAuthFailure(res, 'ApiSecret') : Promise.resolve());
 
 /**
- * Accepts only a valid, unlocked key of the kind the header names, with the route's scope (a key
- * without scopes has them all). Only then does the request spend its app's rate-limit budget.
+ * Accepts only a valid, unlocked key of the kind the header names, with the route's scope among its
+ * effective ones (`effectiveScopes`). Only then does the request spend its app's rate-limit budget.
  */
 export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?: Scope): RequestHandler {
   const kind = header === 'ApiSecret' ? 'secret' : 'public';
@@ -79,7 +79,7 @@ export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?:
       throw unauthorized(header, REFUSED[check.reason](header));
     }
     countAuthenticated(res, check.key.appId);
-    if (scope && check.key.scopes.length > 0 && !check.key.scopes.includes(scope)) {
+    if (scope && !check.key.scopes.includes(scope)) {
       throw new ApiError('forbidden', {
         detail: `You are unable to access this resource because you do not have the required permissions. Required scopes: ${scope}`,
       });

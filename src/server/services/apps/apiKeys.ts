@@ -7,6 +7,7 @@ import { TtlCache } from '../../core/ttlCache';
 
 export { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey };
 import type { Scope } from '../../core/keyScopes';
+import { effectiveScopes } from '../../core/effectiveScopes';
 export { PUBLIC_SCOPES, SECRET_SCOPES, SCOPES, scopesOf, type Scope } from '../../core/keyScopes';
 
 export function digestKey(value: string): string {
@@ -29,7 +30,8 @@ export interface AuthenticatedKey {
   appId: string;
   kind: KeyKind;
   keyId: string;
-  scopes: Scope[];
+  /** What the key may do (`effectiveScopes` of the ones stored with it). */
+  scopes: readonly Scope[];
   /** The incarnation of the app the key was checked against. */
   incarnation: string;
 }
@@ -101,7 +103,7 @@ export class ApiKeyAuthenticator {
     this.incarnations.note(parsed.appId, app.incarnation);
     if (app.keysFrozenForDeletion) return { ok: false, reason: 'deleting' };
     if (app.frozen) return { ok: false, reason: 'locked' };
-    const scopes = row.scopes.split(',').filter(Boolean) as Scope[];
+    const scopes = effectiveScopes(parsed.kind, row.scopes.split(',').filter(Boolean));
     return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes, incarnation: app.incarnation } };
   }
 }

@@ -281,7 +281,10 @@ export class AppsService {
 
   async listKeys(appId: string) {
     await this.requireApp(appId);
-    const keys = await this.db.apiKey.findMany({ where: { tenant: appId }, orderBy: { createdAt: 'asc' } });
+    // The keys an app is created with share one createdAt, and the two databases break such ties
+    // differently (SQLite by the primary key it scans, PostgreSQL by where the rows lie): kind, then
+    // id, both lowercase ASCII that every collation sorts alike, make one order on both.
+    const keys = await this.db.apiKey.findMany({ where: { tenant: appId }, orderBy: [{ createdAt: 'asc' }, { kind: 'asc' }, { id: 'asc' }] });
     return keys.map((key) => ({
       id: key.id,
       createdAt: key.createdAt.toISOString(),
