@@ -12,7 +12,7 @@ import { SqliteUserStore } from '../examples/express-host/sqliteUserStore.mjs';
 const unreachable = 100_000_000;
 const host = createHost({
   dataDir: process.env.HOST_DATA_DIR,
-  throttle: { signUp: unreachable, signIn: unreachable, account: unreachable, recover: unreachable, mailsPerAddressPerHour: unreachable },
+  throttle: { signUp: unreachable, signIn: unreachable, account: unreachable, recover: unreachable, secondsBetweenMailsPerAddress: 0 },
 });
 host.app.set('trust proxy', 'loopback');
 

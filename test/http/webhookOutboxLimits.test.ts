@@ -55,6 +55,10 @@ describe.each(providers())('bounded webhook outbox writes on %s', (provider) => 
       // Wrong secrets claiming the app spend none of its budget.
       const wrong = app.apiSecret.replace(/[0-9a-f]{8}$/, (tail) => (tail === '00000000' ? '11111111' : '00000000'));
       for (let i = 0; i < 3; i++) expectProblem(await svc.http.post('/webhooks/test').set('ApiSecret', wrong).send({ id }), 401, 'ApiSecret');
+      // Nor do the app's keys without the webhooks scope, which the route refuses.
+      const narrow = await svc.http.post(`/admin/apps/${app.appId}/secret-keys`).set('ManagementKey', MANAGEMENT_KEY).send({ scopes: ['users'] });
+      expect(narrow.status).toBe(200);
+      for (let i = 0; i < 12; i++) expectProblem(await svc.http.post('/webhooks/test').set('ApiSecret', narrow.body.apiKey).send({ id }), 403, 'forbidden');
       const queued: string[] = [];
       for (let i = 0; i < 10; i++) {
         const res = await sendTest(svc, app, id);

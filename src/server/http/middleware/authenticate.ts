@@ -78,12 +78,14 @@ export function requireKey(authenticator: KeyChecker, header: KeyHeader, scope?:
       await countFailure(res, header);
       throw unauthorized(header, REFUSED[check.reason](header));
     }
-    countAuthenticated(res, check.key.appId);
     if (scope && !check.key.scopes.includes(scope)) {
       throw new ApiError('forbidden', {
         detail: `You are unable to access this resource because you do not have the required permissions. Required scopes: ${scope}`,
       });
     }
+    // After the scope check: a key the route refuses cannot spend the app's budget of it (say, a
+    // narrow key exhausting webhooks/test for the backend that holds the webhooks scope).
+    countAuthenticated(res, check.key.appId);
     res.locals.auth = check.key;
     next();
   };
