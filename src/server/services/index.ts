@@ -149,7 +149,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     ...options.webhooks,
     now,
   });
-  webhookOutbox.onWritten(() => webhookWorker.nudge());
+  webhookOutbox.onWritten((endpointIds) => webhookWorker.nudge(endpointIds));
   const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
   const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
   const aliases = new AliasService(db, store.hot, events, webhookOutbox);

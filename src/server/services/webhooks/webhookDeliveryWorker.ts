@@ -138,9 +138,15 @@ export class WebhookDeliveryWorker {
     this.fill();
   }
 
-  /** Deliveries were just written here: look now rather than at the next poll. */
-  nudge(): void {
+  /**
+   * Deliveries to `endpointIds` were just written here: look now rather than at the next poll,
+   * unless each of those endpoints has a run under way. Its head is held then, so a claim would
+   * find nothing of it, and under load one claim after another found nothing (a sign-in with one
+   * endpoint cost +69 % CPU instead of +13 %); the run's end claims again at once and takes them.
+   */
+  nudge(endpointIds?: readonly string[]): void {
     if (this.stopped || this.options.pollIntervalMs === 0) return;
+    if (endpointIds !== undefined && endpointIds.every((id) => this.runs.has(id))) return;
     this.fill();
   }
 

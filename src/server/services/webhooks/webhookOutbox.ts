@@ -31,7 +31,7 @@ const SUBSCRIPTIONS_TTL_MS = 30_000;
  */
 export class WebhookOutbox {
   private readonly subscriptions = new TtlCache<string, Subscription[]>({ ttlMs: SUBSCRIPTIONS_TTL_MS, maxEntries: 10_000 });
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: ((endpointIds: readonly string[]) => void)[] = [];
   private readonly notQueuedListeners = new Set<(reason: NotQueuedReason, count: number) => void>();
   private lastTime = -1;
   private sequence = 0;
@@ -53,7 +53,7 @@ export class WebhookOutbox {
   }
 
   /** Called after deliveries were committed here (the worker looks at once rather than at its next poll). */
-  onWritten(listener: () => void): void {
+  onWritten(listener: (endpointIds: readonly string[]) => void): void {
     this.listeners.push(listener);
   }
 
@@ -94,7 +94,8 @@ export class WebhookOutbox {
   /** Tells the worker that deliveries were committed; nothing when there were none. */
   written(deliveries: NewWebhookDelivery[] | undefined): void {
     if (deliveries === undefined || deliveries.length === 0) return;
-    for (const listener of this.listeners) listener();
+    const endpointIds = deliveries.map((d) => d.endpointId);
+    for (const listener of this.listeners) listener(endpointIds);
   }
 
   /** Deliveries already built, written in a transaction of their own. */
