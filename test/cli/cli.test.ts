@@ -157,7 +157,7 @@ describe('apps', () => {
       // The printed secret is what a service over the same database accepts.
       const store = openStore(cli.env.DATABASE_URL);
       try {
-        expect(await new ApiKeyAuthenticator(store.db).check(created.apiSecret1)).toMatchObject({ ok: true, key: { appId: 'myapp', kind: 'secret' } });
+        expect(await new ApiKeyAuthenticator({ db: store.db }).check(created.apiSecret1)).toMatchObject({ ok: true, key: { appId: 'myapp', kind: 'secret' } });
       } finally {
         await store.close();
       }

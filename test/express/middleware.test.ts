@@ -191,7 +191,7 @@ describe('tokens the service refuses reach the caller as the service answered th
     try {
       await service.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: 'warm-up' });
       const payload = bareVerifyPayload(app.appId, 'passkey_signin', 'anyone', Date.now() - 600_000);
-      const token = await new TokenService(store.db).issue('verify', payload);
+      const token = await new TokenService({ db: store.db }).issue('verify', payload);
       const login = await h.agent.post('/passwordless-login').send({ token });
       expectProblem(login, 403, 'expired_token');
       expect(login.body.title).toMatch(/expired .* ago/);

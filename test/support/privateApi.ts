@@ -66,15 +66,15 @@ export async function aliasesOf(svc: TestService, app: TestApp, userId: string) 
  * with a clock in the past, or whose `exp` is in the past, is already expired when it arrives.
  */
 export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService {
-  return new TokenService(svc.services.store.db, () => Date.now() + offsetMs);
+  return new TokenService({ db: svc.services.store.db, now: () => Date.now() + offsetMs });
 }
 
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
   const { store, challenges, aliases, features: settings, events, metadata, authenticators } = svc.services;
   const then = () => Date.now() - agoMs;
-  const policy = new AuthenticatorPolicy(metadata, authenticators, settings);
-  return new RegistrationService(store.hot, tokenServiceAt(svc, -agoMs), challenges, aliases, settings, events, then, policy).createToken(app.appId, input);
+  const policy = new AuthenticatorPolicy({ metadata, lists: authenticators, features: settings });
+  return new RegistrationService({ hot: store.hot, tokens: tokenServiceAt(svc, -agoMs), challenges, aliases, features: settings, events, now: then, authenticators: policy }).createToken(app.appId, input);
 }
 
 /** A token of `kind` for `app` whose expiry lies `agoMs` in the past. */

@@ -99,6 +99,14 @@ function presetItem(purpose: string) {
 
 const notFound = (purpose: string) => new ApiError('auth_config_not_found', { title: `The configuration ${purpose} does not exist.` });
 
+/** What an `AuthConfigService` is built from. */
+export interface AuthConfigServiceDeps {
+  db: Db;
+  events: EventLog;
+  ttlMs?: number;
+  now?: () => number;
+}
+
 /**
  * Authentication configurations (purposes) per app. Sign-ins resolve them from an in-process
  * cache (one read per app every `ttlMs`; a change in this process clears it at once), and their
@@ -108,13 +116,16 @@ export class AuthConfigService {
   private readonly cache: TtlCache<string, Map<string, ResolvedAuthConfig>>;
   private readonly used = new Map<string, { tenant: string; purpose: string; at: Date }>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly events: EventLog,
-    ttlMs = 5000,
-    private readonly now: () => number = Date.now,
-  ) {
-    this.cache = new TtlCache({ ttlMs, maxEntries: 10_000, now });
+  private readonly db: Db;
+  private readonly events: EventLog;
+  private readonly now: () => number;
+
+  constructor(deps: AuthConfigServiceDeps) {
+    this.db = deps.db;
+    this.events = deps.events;
+    const ttlMs = deps.ttlMs ?? 5000;
+    this.now = deps.now ?? Date.now;
+    this.cache = new TtlCache({ ttlMs, maxEntries: 10_000, now: this.now });
   }
 
   /** The configuration a sign-in uses; no purpose means `sign-in`, an unknown one is a 400. */

@@ -124,44 +124,91 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
-  const events = new EventLog(db, store.hot, async (appId) => (await features.get(appId)).eventLoggingIsEnabled, logger, {
-    flushIntervalMs,
-    now,
-    knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled,
+  const events = new EventLog({
+    db,
+    hot: store.hot,
+    isLoggingEnabled: async (appId) => (await features.get(appId)).eventLoggingIsEnabled,
+    logger,
+    options: { flushIntervalMs, now, knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled },
   });
   const incarnations = new AppIncarnations();
-  const webhookQuota = new WebhookOutboxQuota(db, config.webhookDelivery.outboxQuota, logger);
-  const webhookOutbox = new WebhookOutbox(db, now, webhookQuota);
-  const failedKeyUses = new FailedKeyUses(events, logger, now);
-  const keys = new ApiKeyAuthenticator(db, failedKeyUses, incarnations);
-  const tokens = new TokenService(db, now, incarnations, config.tokenKeyEncryption);
+  const webhookQuota = new WebhookOutboxQuota({ db, limit: config.webhookDelivery.outboxQuota, logger });
+  const webhookOutbox = new WebhookOutbox({ db, now, quota: webhookQuota });
+  const failedKeyUses = new FailedKeyUses({ events, logger, now });
+  const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });
+  const tokens = new TokenService({ db, now, incarnations, encryption: config.tokenKeyEncryption });
   const caches = appCaches(
     { keys, features, tokens, incarnations, webhooks: webhookOutbox },
     store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
     logger,
   );
-  const webhooks = new WebhookEndpointService(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, now, options.webhooks?.lookup);
-  const webhookWorker = new WebhookDeliveryWorker(db, store.provider, config.webhooks, config.tokenKeyEncryption, caches.changed, logger, {
-    // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
-    pollIntervalMs: config.webhookWorker ? 1000 : 0,
-    timeoutMs: config.webhookDelivery.timeoutMs,
-    leaseMs: config.webhookDelivery.leaseMs,
-    ...options.webhooks,
+  const webhooks = new WebhookEndpointService({
+    db,
+    provider: store.provider,
+    policy: config.webhooks,
+    encryption: config.tokenKeyEncryption,
+    changed: caches.changed,
     now,
+    lookup: options.webhooks?.lookup,
+  });
+  const webhookWorker = new WebhookDeliveryWorker({
+    db,
+    provider: store.provider,
+    policy: config.webhooks,
+    encryption: config.tokenKeyEncryption,
+    endpointDisabled: caches.changed,
+    logger,
+    options: {
+      // WEBHOOK_WORKER off: this process only writes the outbox; others send it.
+      pollIntervalMs: config.webhookWorker ? 1000 : 0,
+      timeoutMs: config.webhookDelivery.timeoutMs,
+      leaseMs: config.webhookDelivery.leaseMs,
+      ...options.webhooks,
+      now,
+    },
   });
   webhookOutbox.onWritten((endpointIds) => webhookWorker.nudge(endpointIds));
-  const apps = new AppsService(db, events, { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota }, caches.changed);
+  const apps = new AppsService({
+    db,
+    events,
+    defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
+    onAppChanged: caches.changed,
+  });
   const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
-  const aliases = new AliasService(db, store.hot, events, webhookOutbox);
-  const authConfigs = new AuthConfigService(db, events, undefined, now);
+  const aliases = new AliasService({ db, hot: store.hot, events, webhooks: webhookOutbox });
+  const authConfigs = new AuthConfigService({ db, events, now });
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
-  const magicLinks = new MagicLinkService(db, tokens, mailer, events, logger, config.magicLinkNewAppPeriodSeconds, now, webhookOutbox);
-  const deletions = new AppDeletionService(db, tokens, mailer, events, logger, config.publicUrl, caches.changed, now, webhookOutbox);
-  const metadata = new AuthenticatorMetadata({ blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots }, logger, now, options.downloadMetadata);
-  const authenticators = new AuthenticatorLists(db, features, metadata, events, now, webhookOutbox);
-  const reports = new DailyReports(db, (appId) => appTotals(db, store.hot, appId), logger, now);
+  const magicLinks = new MagicLinkService({
+    db,
+    tokens,
+    mailer,
+    events,
+    logger,
+    newAppPeriodSeconds: config.magicLinkNewAppPeriodSeconds,
+    now,
+    webhooks: webhookOutbox,
+  });
+  const deletions = new AppDeletionService({
+    db,
+    tokens,
+    mailer,
+    events,
+    logger,
+    publicUrl: config.publicUrl,
+    onAppChanged: caches.changed,
+    now,
+    webhooks: webhookOutbox,
+  });
+  const metadata = new AuthenticatorMetadata({
+    sources: { blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots },
+    logger,
+    now,
+    download: options.downloadMetadata,
+  });
+  const authenticators = new AuthenticatorLists({ db, features, metadata, events, now, webhooks: webhookOutbox });
+  const reports = new DailyReports({ db, totals: (appId) => appTotals(db, store.hot, appId), logger, now });
   const background = startBackgroundJobs(
     { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },
     {
@@ -183,11 +230,27 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     tokens,
     challenges,
     aliases,
-    registration: new RegistrationService(store.hot, tokens, challenges, aliases, features, events, now, new AuthenticatorPolicy(metadata, authenticators, features), webhookOutbox),
-    signin: new SigninService(store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhookOutbox),
-    verification: new VerificationService(store.hot, tokens, features, events, now, webhookOutbox),
-    credentials: new CredentialService(db, store.hot, events, authenticatorNames(metadata, providerNames(config.aaguidNamesFile)), webhookOutbox),
-    users: new UserService(store.hot, events, webhookOutbox),
+    registration: new RegistrationService({
+      hot: store.hot,
+      tokens,
+      challenges,
+      aliases,
+      features,
+      events,
+      now,
+      authenticators: new AuthenticatorPolicy({ metadata, lists: authenticators, features }),
+      webhooks: webhookOutbox,
+    }),
+    signin: new SigninService({ hot: store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhooks: webhookOutbox }),
+    verification: new VerificationService({ hot: store.hot, tokens, features, events, now, webhooks: webhookOutbox }),
+    credentials: new CredentialService({
+      db,
+      hot: store.hot,
+      events,
+      authenticatorNames: authenticatorNames(metadata, providerNames(config.aaguidNamesFile)),
+      webhooks: webhookOutbox,
+    }),
+    users: new UserService({ hot: store.hot, events, webhooks: webhookOutbox }),
     authConfigs,
     events,
     magicLinks,
@@ -198,7 +261,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
-    webhookDeliveries: new WebhookDeliveryLog(db, store.provider, webhookOutbox, webhookQuota),
+    webhookDeliveries: new WebhookDeliveryLog({ db, provider: store.provider, outbox: webhookOutbox, quota: webhookQuota }),
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,

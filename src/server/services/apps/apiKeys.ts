@@ -47,6 +47,16 @@ interface CacheEntry {
   check: KeyCheck;
 }
 
+/** What an `ApiKeyAuthenticator` is built from. */
+export interface ApiKeyAuthenticatorDeps {
+  db: Db;
+  /** Where failed uses are tallied for the event log; none for an offline check. */
+  failures?: FailedKeyUses;
+  incarnations?: AppIncarnations;
+  ttlMs?: number;
+  maxEntries?: number;
+}
+
 /**
  * Authenticates API keys. A hit in the short-lived cache costs one SHA-256; a miss costs two
  * indexed reads. Lock, unlock, delete and freeze in this process clear the cache at once; other
@@ -57,14 +67,16 @@ interface CacheEntry {
 export class ApiKeyAuthenticator {
   private readonly cache: TtlCache<string, CacheEntry>;
 
-  constructor(
-    private readonly db: Db,
-    /** Where failed uses are tallied for the event log; none for an offline check. */
-    private readonly failures?: FailedKeyUses,
-    private readonly incarnations = new AppIncarnations(),
-    ttlMs = 5000,
-    maxEntries = 10_000,
-  ) {
+  private readonly db: Db;
+  private readonly failures?: FailedKeyUses;
+  private readonly incarnations: AppIncarnations;
+
+  constructor(deps: ApiKeyAuthenticatorDeps) {
+    this.db = deps.db;
+    this.failures = deps.failures;
+    this.incarnations = deps.incarnations ?? new AppIncarnations();
+    const ttlMs = deps.ttlMs ?? 5000;
+    const maxEntries = deps.maxEntries ?? 10_000;
     this.cache = new TtlCache({ ttlMs, maxEntries });
   }
 

@@ -40,6 +40,21 @@ export interface DeletionSweepReport {
   deleted: string[];
 }
 
+/** What an `AppDeletionService` is built from. */
+export interface AppDeletionServiceDeps {
+  db: Db;
+  tokens: TokenService;
+  mailer: Mailer;
+  events: EventLog;
+  logger: Logger;
+  /** PUBLIC_URL: where the abort link points. */
+  publicUrl: string;
+  /** Clears what this process caches about the app (key checks, settings, token keys). */
+  onAppChanged: (appId: string) => void;
+  now?: () => number;
+  webhooks?: WebhookOutbox;
+}
+
 /**
  * Account deletion (the spec's States table): a request freezes the app's keys after 24 hours and
  * deletes all of its data after 14 days, unless an admin cancels it with the emailed link (or the
@@ -47,19 +62,27 @@ export interface DeletionSweepReport {
  * is claimed by one conditional statement, so any number of sweepers (replicas) perform it once.
  */
 export class AppDeletionService {
-  constructor(
-    private readonly db: Db,
-    private readonly tokens: TokenService,
-    private readonly mailer: Mailer,
-    private readonly events: EventLog,
-    private readonly logger: Logger,
-    /** PUBLIC_URL: where the abort link points. */
-    private readonly publicUrl: string,
-    /** Clears what this process caches about the app (key checks, settings, token keys). */
-    private readonly onAppChanged: (appId: string) => void,
-    private readonly now: () => number = Date.now,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly db: Db;
+  private readonly tokens: TokenService;
+  private readonly mailer: Mailer;
+  private readonly events: EventLog;
+  private readonly logger: Logger;
+  private readonly publicUrl: string;
+  private readonly onAppChanged: (appId: string) => void;
+  private readonly now: () => number;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: AppDeletionServiceDeps) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.mailer = deps.mailer;
+    this.events = deps.events;
+    this.logger = deps.logger;
+    this.publicUrl = deps.publicUrl;
+    this.onAppChanged = deps.onAppChanged;
+    this.now = deps.now ?? Date.now;
+    this.webhooks = deps.webhooks;
+  }
 
   /** Schedules the deletion and mails the warning with the abort link; 502 (and nothing scheduled) if the mail cannot go. */
   async schedule(appId: string, requestedBy: string): Promise<DeletionSchedule> {

@@ -139,14 +139,27 @@ function generateKeys(appId: string, kind: KeyKind, count: number, takenIds: Set
   return keys;
 }
 
+/** What an `AppsService` is built from. */
+export interface AppsServiceDeps {
+  db: Db;
+  events: EventLog;
+  defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
+  /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
+  onAppChanged?: (appId: string) => void;
+}
+
 export class AppsService {
-  constructor(
-    private readonly db: Db,
-    private readonly events: EventLog,
-    private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number },
-    /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
-    private readonly onAppChanged: (appId: string) => void = () => undefined,
-  ) {}
+  private readonly db: Db;
+  private readonly events: EventLog;
+  private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
+  private readonly onAppChanged: (appId: string) => void;
+
+  constructor(deps: AppsServiceDeps) {
+    this.db = deps.db;
+    this.events = deps.events;
+    this.defaults = deps.defaults;
+    this.onAppChanged = deps.onAppChanged ?? (() => undefined);
+  }
 
   async isAvailable(appId: string): Promise<boolean> {
     assertAppId(appId);

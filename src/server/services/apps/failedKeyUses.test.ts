@@ -8,7 +8,7 @@ describe('FailedKeyUses', () => {
   beforeEach(() => {
     recorded = [];
     const events = { record: (appId: string, event: AppEvent, performedAt?: number) => recorded.push({ appId, event, performedAt }) } as unknown as EventLog;
-    tallies = new FailedKeyUses(events, undefined, () => now);
+    tallies = new FailedKeyUses({ events, logger: undefined, now: () => now });
   });
   const advance = (ms: number) => (now += ms);
 

@@ -24,6 +24,14 @@ const KIND_NAME: Record<KeyKind, 'Secret' | 'Public'> = { secret: 'Secret', publ
 
 const times = (count: number) => (count === 1 ? 'once' : `${count} times`);
 
+/** What a `FailedKeyUses` is built from. */
+export interface FailedKeyUsesDeps {
+  events: EventLog;
+  logger: Logger | undefined;
+  now?: () => number;
+  windowMs?: number;
+}
+
 /**
  * The event log's record of refused keys, at most one event per app, key id, reason and client
  * address per minute, carrying how many refusals it stands for. A key's id is public (the last
@@ -40,12 +48,17 @@ export class FailedKeyUses {
   private readonly tallies = new Map<string, Tally>();
   private overflow = 0;
 
-  constructor(
-    private readonly events: EventLog,
-    private readonly logger: Logger | undefined,
-    private readonly now: () => number = Date.now,
-    private readonly windowMs = WINDOW_MS,
-  ) {}
+  private readonly events: EventLog;
+  private readonly logger: Logger | undefined;
+  private readonly now: () => number;
+  private readonly windowMs: number;
+
+  constructor(deps: FailedKeyUsesDeps) {
+    this.events = deps.events;
+    this.logger = deps.logger;
+    this.now = deps.now ?? Date.now;
+    this.windowMs = deps.windowMs ?? WINDOW_MS;
+  }
 
   note(appId: string, kind: KeyKind, keyId: string, reason: FailedKeyReason, address: string): void {
     const id = `${appId}\u0000${kind}\u0000${keyId}\u0000${reason}\u0000${address}`;

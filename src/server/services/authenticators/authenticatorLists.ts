@@ -37,20 +37,37 @@ export interface ListVerdict {
   allowlistExists: boolean;
 }
 
+/** What an `AuthenticatorLists` is built from. */
+export interface AuthenticatorListsDeps {
+  db: Db;
+  features: AppFeaturesCache;
+  metadata: AuthenticatorMetadata;
+  events: EventLog;
+  now?: () => number;
+  webhooks?: WebhookOutbox;
+}
+
 /**
  * An app's authenticator allow list and block list (`/authenticators/*`). Only apps that may use
  * attestation (the enterprise plan or the allowAttestation feature) have them; only AAGUIDs the FIDO
  * metadata knows may be added.
  */
 export class AuthenticatorLists {
-  constructor(
-    private readonly db: Db,
-    private readonly features: AppFeaturesCache,
-    private readonly metadata: AuthenticatorMetadata,
-    private readonly events: EventLog,
-    private readonly now: () => number = Date.now,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly db: Db;
+  private readonly features: AppFeaturesCache;
+  private readonly metadata: AuthenticatorMetadata;
+  private readonly events: EventLog;
+  private readonly now: () => number;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: AuthenticatorListsDeps) {
+    this.db = deps.db;
+    this.features = deps.features;
+    this.metadata = deps.metadata;
+    this.events = deps.events;
+    this.now = deps.now ?? Date.now;
+    this.webhooks = deps.webhooks;
+  }
 
   /** Whether the app's plan has the lists (they take effect only then); 403 otherwise. */
   private async assertOnPlan(appId: string): Promise<void> {

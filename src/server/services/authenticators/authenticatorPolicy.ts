@@ -16,16 +16,27 @@ export interface RegisteredAuthenticator {
   attestationObject: Parameters<typeof attestationTrustOf>[1];
 }
 
+/** What an `AuthenticatorPolicy` is built from. */
+export interface AuthenticatorPolicyDeps {
+  metadata: AuthenticatorMetadata;
+  lists: AuthenticatorLists;
+  features: AppFeaturesCache;
+}
+
 /**
  * Whether a verified registration may be kept, by the FIDO metadata and the app's lists. Called
  * before anything is stored, so a refusal leaves no credential.
  */
 export class AuthenticatorPolicy {
-  constructor(
-    private readonly metadata: AuthenticatorMetadata,
-    private readonly lists: AuthenticatorLists,
-    private readonly features: AppFeaturesCache,
-  ) {}
+  private readonly metadata: AuthenticatorMetadata;
+  private readonly lists: AuthenticatorLists;
+  private readonly features: AppFeaturesCache;
+
+  constructor(deps: AuthenticatorPolicyDeps) {
+    this.metadata = deps.metadata;
+    this.lists = deps.lists;
+    this.features = deps.features;
+  }
 
   async assertAllowed(appId: string, registered: RegisteredAuthenticator): Promise<void> {
     const entry = (await this.metadata.catalog())?.entryOf(registered.aaguid);

@@ -113,19 +113,42 @@ function parseAttestation(value: string | undefined): RegisterTokenPayload['atte
   throw new ApiError('invalid_attestation', { detail: "attestation must be 'none', 'direct' or 'indirect'." });
 }
 
+/** What a `RegistrationService` is built from. */
+export interface RegistrationServiceDeps {
+  hot: HotPath;
+  tokens: TokenService;
+  challenges: ChallengeStore;
+  aliases: AliasService;
+  features: AppFeaturesCache;
+  events: EventLog;
+  now: () => number;
+  /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
+  authenticators: AuthenticatorPolicy;
+  webhooks?: WebhookOutbox;
+}
+
 export class RegistrationService {
-  constructor(
-    private readonly hot: HotPath,
-    private readonly tokens: TokenService,
-    private readonly challenges: ChallengeStore,
-    private readonly aliases: AliasService,
-    private readonly features: AppFeaturesCache,
-    private readonly events: EventLog,
-    private readonly now: () => number,
-    /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
-    private readonly authenticators: AuthenticatorPolicy,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly hot: HotPath;
+  private readonly tokens: TokenService;
+  private readonly challenges: ChallengeStore;
+  private readonly aliases: AliasService;
+  private readonly features: AppFeaturesCache;
+  private readonly events: EventLog;
+  private readonly now: () => number;
+  private readonly authenticators: AuthenticatorPolicy;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: RegistrationServiceDeps) {
+    this.hot = deps.hot;
+    this.tokens = deps.tokens;
+    this.challenges = deps.challenges;
+    this.aliases = deps.aliases;
+    this.features = deps.features;
+    this.events = deps.events;
+    this.now = deps.now;
+    this.authenticators = deps.authenticators;
+    this.webhooks = deps.webhooks;
+  }
 
   private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
     if (attestation === 'none') return;

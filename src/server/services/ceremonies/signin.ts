@@ -41,18 +41,41 @@ export const signinCompleteSchema = ciObject({
 
 const failure = (detail: string) => new ApiError('signin_complete_error', { detail });
 
+/** What a `SigninService` is built from. */
+export interface SigninServiceDeps {
+  hot: HotPath;
+  tokens: TokenService;
+  challenges: ChallengeStore;
+  aliases: AliasService;
+  features: AppFeaturesCache;
+  authConfigs: AuthConfigService;
+  events: EventLog;
+  now?: () => number;
+  webhooks?: WebhookOutbox;
+}
+
 export class SigninService {
-  constructor(
-    private readonly hot: HotPath,
-    private readonly tokens: TokenService,
-    private readonly challenges: ChallengeStore,
-    private readonly aliases: AliasService,
-    private readonly features: AppFeaturesCache,
-    private readonly authConfigs: AuthConfigService,
-    private readonly events: EventLog,
-    private readonly now: () => number = Date.now,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly hot: HotPath;
+  private readonly tokens: TokenService;
+  private readonly challenges: ChallengeStore;
+  private readonly aliases: AliasService;
+  private readonly features: AppFeaturesCache;
+  private readonly authConfigs: AuthConfigService;
+  private readonly events: EventLog;
+  private readonly now: () => number;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: SigninServiceDeps) {
+    this.hot = deps.hot;
+    this.tokens = deps.tokens;
+    this.challenges = deps.challenges;
+    this.aliases = deps.aliases;
+    this.features = deps.features;
+    this.authConfigs = deps.authConfigs;
+    this.events = deps.events;
+    this.now = deps.now ?? Date.now;
+    this.webhooks = deps.webhooks;
+  }
 
   /**
    * Options for `navigator.credentials.get`. A name (userId or alias) that has no passkeys, because

@@ -20,20 +20,37 @@ export const generateTokenSchema = ciObject({
   rpid: boundedString(MAX_RPID_LENGTH).nullish(),
 });
 
+/** What a `VerificationService` is built from. */
+export interface VerificationServiceDeps {
+  hot: HotPath;
+  tokens: TokenService;
+  features: AppFeaturesCache;
+  events: EventLog;
+  now?: () => number;
+  webhooks?: WebhookOutbox;
+}
+
 /**
  * `/signin/verify` and `/signin/generate-token`. Passkey and generated tokens are single-use: the
  * first verify records the token id (one insert), a second verify is refused. Magic-link tokens
  * stay reusable until they expire, as the spec promises.
  */
 export class VerificationService {
-  constructor(
-    private readonly hot: HotPath,
-    private readonly tokens: TokenService,
-    private readonly features: AppFeaturesCache,
-    private readonly events: EventLog,
-    private readonly now: () => number = Date.now,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly hot: HotPath;
+  private readonly tokens: TokenService;
+  private readonly features: AppFeaturesCache;
+  private readonly events: EventLog;
+  private readonly now: () => number;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: VerificationServiceDeps) {
+    this.hot = deps.hot;
+    this.tokens = deps.tokens;
+    this.features = deps.features;
+    this.events = deps.events;
+    this.now = deps.now ?? Date.now;
+    this.webhooks = deps.webhooks;
+  }
 
   async verify(appId: string, input: z.output<typeof verifyTokenSchema>) {
     const payload = await this.tokens.open('verify', input.token, appId, verifyTokenPayloadSchema);

@@ -74,6 +74,15 @@ const WRITE_CHUNK = 500;
 /** A buffer this full is written at once rather than at the next tick. */
 const EARLY_FLUSH_AT = 1000;
 
+/** What an `EventLog` is built from. */
+export interface EventLogDeps {
+  db: Db;
+  hot: HotPath;
+  isLoggingEnabled: (appId: string) => Promise<boolean>;
+  logger: Logger;
+  options?: EventLogOptions;
+}
+
 /**
  * The per-app event log, as the reference service keeps it. Recording is synchronous and touches no
  * database: events wait in a bounded buffer and are written in batches on a timer, before
@@ -90,13 +99,17 @@ export class EventLog {
   private readonly now: () => number;
   private readonly knownLogging: (appId: string) => boolean | undefined;
 
-  constructor(
-    private readonly db: Db,
-    private readonly hot: HotPath,
-    private readonly isLoggingEnabled: (appId: string) => Promise<boolean>,
-    private readonly logger: Logger,
-    options: EventLogOptions = {},
-  ) {
+  private readonly db: Db;
+  private readonly hot: HotPath;
+  private readonly isLoggingEnabled: (appId: string) => Promise<boolean>;
+  private readonly logger: Logger;
+
+  constructor(deps: EventLogDeps) {
+    this.db = deps.db;
+    this.hot = deps.hot;
+    this.isLoggingEnabled = deps.isLoggingEnabled;
+    this.logger = deps.logger;
+    const options = deps.options ?? {};
     this.maxBuffered = options.maxBuffered ?? 10_000;
     this.now = options.now ?? Date.now;
     this.knownLogging = options.knownLogging ?? (() => undefined);

@@ -41,23 +41,44 @@ export const sendMagicLinkSchema = ciObject({
   timeToLive: optionalSeconds(MAX_TOKEN_LIFETIME_MS / 1000),
 });
 
+/** What a `MagicLinkService` is built from. */
+export interface MagicLinkServiceDeps {
+  db: Db;
+  tokens: TokenService;
+  mailer: Mailer;
+  events: EventLog;
+  logger: Logger;
+  /** Apps younger than this may only mail their admin address (0: no such rule). */
+  newAppPeriodSeconds: number;
+  now?: () => number;
+  webhooks?: WebhookOutbox;
+}
+
 /**
  * `/magic-links/send`: checks the app's switch, the new-app rule and the sliding 30-day quota, then
  * mails a link carrying a reusable `magic_link` verify token. Only the moment of each send is
  * stored (for the quota); never the address, the user or the link.
  */
 export class MagicLinkService {
-  constructor(
-    private readonly db: Db,
-    private readonly tokens: TokenService,
-    private readonly mailer: Mailer,
-    private readonly events: EventLog,
-    private readonly logger: Logger,
-    /** Apps younger than this may only mail their admin address (0: no such rule). */
-    private readonly newAppPeriodSeconds: number,
-    private readonly now: () => number = Date.now,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly db: Db;
+  private readonly tokens: TokenService;
+  private readonly mailer: Mailer;
+  private readonly events: EventLog;
+  private readonly logger: Logger;
+  private readonly newAppPeriodSeconds: number;
+  private readonly now: () => number;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: MagicLinkServiceDeps) {
+    this.db = deps.db;
+    this.tokens = deps.tokens;
+    this.mailer = deps.mailer;
+    this.events = deps.events;
+    this.logger = deps.logger;
+    this.newAppPeriodSeconds = deps.newAppPeriodSeconds;
+    this.now = deps.now ?? Date.now;
+    this.webhooks = deps.webhooks;
+  }
 
   async send(appId: string, input: z.output<typeof sendMagicLinkSchema>): Promise<void> {
     const app = await this.db.app.findUnique({

@@ -22,6 +22,14 @@ type Source = 'MDS_BLOB_FILE' | 'MDS_URL';
 /** What identifies one version of the file on disk, so an unchanged file is not verified again. */
 const stampOf = (info: { mtimeMs: number; size: number }) => `${info.mtimeMs}:${info.size}`;
 
+/** What an `AuthenticatorMetadata` is built from. */
+export interface AuthenticatorMetadataDeps {
+  sources: MetadataSources;
+  logger: Logger;
+  now?: () => number;
+  download?: (url: string, signal: AbortSignal) => Promise<string>;
+}
+
 /**
  * The FIDO metadata the service uses: the last BLOB that verified, from MDS_BLOB_FILE and, when
  * MDS_URL is set, from downloads after the BLOB's nextUpdate. A BLOB that fails verification, or
@@ -39,13 +47,17 @@ export class AuthenticatorMetadata {
   private readonly downloads = new AbortController();
   private warnedStale: number | undefined;
 
-  constructor(
-    private readonly sources: MetadataSources,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
-    private readonly download: (url: string, signal: AbortSignal) => Promise<string> = downloadMetadataBlob,
-  ) {
-    this.roots = [...FIDO_METADATA_ROOTS, ...sources.trustedRoots];
+  private readonly sources: MetadataSources;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly download: (url: string, signal: AbortSignal) => Promise<string>;
+
+  constructor(deps: AuthenticatorMetadataDeps) {
+    this.sources = deps.sources;
+    this.logger = deps.logger;
+    this.now = deps.now ?? Date.now;
+    this.download = deps.download ?? downloadMetadataBlob;
+    this.roots = [...FIDO_METADATA_ROOTS, ...this.sources.trustedRoots];
   }
 
   get configured(): boolean {

@@ -13,6 +13,14 @@ export const periodQuerySchema = ciObject({
 });
 export type PeriodQuery = z.output<typeof periodQuerySchema>;
 
+/** What a `DailyReports` is built from. */
+export interface DailyReportsDeps {
+  db: Db;
+  totals: (appId: string) => Promise<AppTotals>;
+  logger: Logger;
+  now?: () => number;
+}
+
 /**
  * One snapshot per app and UTC day, taken by the first sweep after the day ends (sweeps run at
  * start-up and every hour, on every replica). The primary key (app, day) lets exactly one insert
@@ -22,12 +30,17 @@ export type PeriodQuery = z.output<typeof periodQuerySchema>;
  * never all credentials.
  */
 export class DailyReports {
-  constructor(
-    private readonly db: Db,
-    private readonly totals: (appId: string) => Promise<AppTotals>,
-    private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly db: Db;
+  private readonly totals: (appId: string) => Promise<AppTotals>;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+
+  constructor(deps: DailyReportsDeps) {
+    this.db = deps.db;
+    this.totals = deps.totals;
+    this.logger = deps.logger;
+    this.now = deps.now ?? Date.now;
+  }
 
   /** Writes the snapshot of the day that ended last for every app that existed then and has none; returns how many this call wrote. */
   async sweep(): Promise<number> {

@@ -117,16 +117,29 @@ export function humanizeSeconds(seconds: number): string {
   return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
+/** What a `TokenService` is built from. */
+export interface TokenServiceDeps {
+  db: Db;
+  now?: () => number;
+  incarnations?: AppIncarnations;
+  /** TOKEN_KEY_ENCRYPTION_KEY(_PREVIOUS): new keys are stored wrapped; plain and wrapped rows are read. */
+  encryption?: TokenKeyEncryption;
+}
+
 export class TokenService {
   private readonly keysByApp = new Map<string, AppTokenKeys>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => number = Date.now,
-    private readonly incarnations = new AppIncarnations(),
-    /** TOKEN_KEY_ENCRYPTION_KEY(_PREVIOUS): new keys are stored wrapped; plain and wrapped rows are read. */
-    private readonly encryption: TokenKeyEncryption = NO_TOKEN_KEY_ENCRYPTION,
-  ) {}
+  private readonly db: Db;
+  private readonly now: () => number;
+  private readonly incarnations: AppIncarnations;
+  private readonly encryption: TokenKeyEncryption;
+
+  constructor(deps: TokenServiceDeps) {
+    this.db = deps.db;
+    this.now = deps.now ?? Date.now;
+    this.incarnations = deps.incarnations ?? new AppIncarnations();
+    this.encryption = deps.encryption ?? NO_TOKEN_KEY_ENCRYPTION;
+  }
 
   private async load(appId: string): Promise<AppTokenKeys> {
     const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, decoyKey: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });

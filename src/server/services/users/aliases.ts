@@ -38,13 +38,26 @@ export const ALIAS_WRITE_ATTEMPTS = 5;
 
 export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One of the aliases already belongs to another user of this application.' });
 
+/** What an `AliasService` is built from. */
+export interface AliasServiceDeps {
+  db: Db;
+  hot: HotPath;
+  events: EventLog;
+  webhooks?: WebhookOutbox;
+}
+
 export class AliasService {
-  constructor(
-    private readonly db: Db,
-    private readonly hot: HotPath,
-    private readonly events: EventLog,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly db: Db;
+  private readonly hot: HotPath;
+  private readonly events: EventLog;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: AliasServiceDeps) {
+    this.db = deps.db;
+    this.hot = deps.hot;
+    this.events = deps.events;
+    this.webhooks = deps.webhooks;
+  }
 
   /** 409 when any alias belongs to a different user of the app. */
   async assertAvailable(appId: string, userId: string, aliases: string[]): Promise<void> {

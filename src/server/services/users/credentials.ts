@@ -55,15 +55,30 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
   };
 }
 
+/** What a `CredentialService` is built from. */
+export interface CredentialServiceDeps {
+  /** Renames only: the hot path has no statement for a write this rare. */
+  db: Db;
+  hot: HotPath;
+  events: EventLog;
+  authenticatorNames: () => Promise<AuthenticatorNameOf>;
+  webhooks?: WebhookOutbox;
+}
+
 export class CredentialService {
-  constructor(
-    /** Renames only: the hot path has no statement for a write this rare. */
-    private readonly db: Db,
-    private readonly hot: HotPath,
-    private readonly events: EventLog,
-    private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly db: Db;
+  private readonly hot: HotPath;
+  private readonly events: EventLog;
+  private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: CredentialServiceDeps) {
+    this.db = deps.db;
+    this.hot = deps.hot;
+    this.events = deps.events;
+    this.authenticatorNames = deps.authenticatorNames;
+    this.webhooks = deps.webhooks;
+  }
 
   /** The user's passkeys, oldest first: one read of their rows by the (app, userId) index. */
   async list(appId: string, userId: string) {

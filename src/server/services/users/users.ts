@@ -29,6 +29,13 @@ function userView(user: UserSummary) {
 }
 export type UserView = ReturnType<typeof userView>;
 
+/** What an `UserService` is built from. */
+export interface UserServiceDeps {
+  hot: HotPath;
+  events: EventLog;
+  webhooks?: WebhookOutbox;
+}
+
 /**
  * The app's users: every userId that holds a passkey or an alias. Each has a row of its own, kept
  * with the passkey and alias rows it counts (see the store's write units), so that counting the
@@ -36,11 +43,15 @@ export type UserView = ReturnType<typeof userView>;
  * reads more than one page of the app's users.
  */
 export class UserService {
-  constructor(
-    private readonly hot: HotPath,
-    private readonly events: EventLog,
-    private readonly webhooks?: WebhookOutbox,
-  ) {}
+  private readonly hot: HotPath;
+  private readonly events: EventLog;
+  private readonly webhooks?: WebhookOutbox;
+
+  constructor(deps: UserServiceDeps) {
+    this.hot = deps.hot;
+    this.events = deps.events;
+    this.webhooks = deps.webhooks;
+  }
 
   /** One page of users in the order of their userId, and the cursor of the next (null at the end). */
   async page(appId: string, after: string | undefined, limit: number = MAX_USERS_PAGE): Promise<{ values: UserView[]; next: string | null }> {

@@ -26,6 +26,15 @@ export const adminDeliveryLogQuerySchema = ciObject({
 /** POST …/redeliver: which delivery to send again. */
 export const redeliverSchema = ciObject({ deliveryId: id('delivery') });
 
+/** What a `WebhookDeliveryLog` is built from. */
+export interface WebhookDeliveryLogDeps {
+  db: Db;
+  /** Which database: the checks and the write hold the app's row on PostgreSQL. */
+  provider: Provider;
+  outbox: WebhookOutbox;
+  quota: WebhookOutboxQuota;
+}
+
 /**
  * What happened to an endpoint's webhooks, for its app and the operator: each delivery with its
  * state, next try and every attempt (status or error, duration); a delivery sent again on request,
@@ -37,13 +46,17 @@ export class WebhookDeliveryLog {
   /** One app's requested sends, one at a time in this process (the app's row lock serialises them across replicas). */
   private readonly inTurn = takeTurns();
 
-  constructor(
-    private readonly db: Db,
-    /** Which database: the checks and the write hold the app's row on PostgreSQL. */
-    private readonly provider: Provider,
-    private readonly outbox: WebhookOutbox,
-    private readonly quota: WebhookOutboxQuota,
-  ) {}
+  private readonly db: Db;
+  private readonly provider: Provider;
+  private readonly outbox: WebhookOutbox;
+  private readonly quota: WebhookOutboxQuota;
+
+  constructor(deps: WebhookDeliveryLogDeps) {
+    this.db = deps.db;
+    this.provider = deps.provider;
+    this.outbox = deps.outbox;
+    this.quota = deps.quota;
+  }
 
   /** The endpoint's latest deliveries, newest first, each with its attempts, oldest first. */
   async list(appId: string, endpointId: string, limit = 20) {

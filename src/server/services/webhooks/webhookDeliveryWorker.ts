@@ -59,6 +59,18 @@ interface Run {
   done: Promise<void>;
 }
 
+/** What a `WebhookDeliveryWorker` is built from. */
+export interface WebhookDeliveryWorkerDeps {
+  db: Db;
+  provider: Provider;
+  policy: WebhookDestinationPolicy;
+  encryption: TokenKeyEncryption;
+  /** An endpoint was disabled here (a 410): its app's cached subscriptions go everywhere. */
+  endpointDisabled: (appId: string) => void;
+  logger: Logger;
+  options: WebhookWorkerOptions;
+}
+
 /**
  * Sends the outbox. Each endpoint whose oldest pending delivery is due gets a run: that delivery
  * and up to `runLength - 1` after it, sent in order, one at a time, over a kept-alive connection to
@@ -101,25 +113,31 @@ export class WebhookDeliveryWorker {
   private stopped = false;
   private readonly outcomeListeners = new Set<(outcome: DeliveryOutcome) => void>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly provider: Provider,
-    private readonly policy: WebhookDestinationPolicy,
-    private readonly encryption: TokenKeyEncryption,
-    /** An endpoint was disabled here (a 410): its app's cached subscriptions go everywhere. */
-    private readonly endpointDisabled: (appId: string) => void,
-    private readonly logger: Logger,
-    private readonly options: WebhookWorkerOptions,
-  ) {
-    this.now = options.now ?? Date.now;
-    this.wallClock = options.wallClock ?? Date.now;
-    this.random = options.random ?? Math.random;
-    this.concurrency = Math.max(1, options.concurrency ?? 32);
-    this.perAppConcurrency = Math.max(1, options.perAppConcurrency ?? 4);
-    this.runLength = options.runLength ?? 100;
-    this.runBudgetMs = options.runBudgetMs ?? 10_000;
-    this.leaseMs = options.leaseMs ?? 15_000;
-    this.timeoutMs = options.timeoutMs ?? 15_000;
+  private readonly db: Db;
+  private readonly provider: Provider;
+  private readonly policy: WebhookDestinationPolicy;
+  private readonly encryption: TokenKeyEncryption;
+  private readonly endpointDisabled: (appId: string) => void;
+  private readonly logger: Logger;
+  private readonly options: WebhookWorkerOptions;
+
+  constructor(deps: WebhookDeliveryWorkerDeps) {
+    this.db = deps.db;
+    this.provider = deps.provider;
+    this.policy = deps.policy;
+    this.encryption = deps.encryption;
+    this.endpointDisabled = deps.endpointDisabled;
+    this.logger = deps.logger;
+    this.options = deps.options;
+    this.now = this.options.now ?? Date.now;
+    this.wallClock = this.options.wallClock ?? Date.now;
+    this.random = this.options.random ?? Math.random;
+    this.concurrency = Math.max(1, this.options.concurrency ?? 32);
+    this.perAppConcurrency = Math.max(1, this.options.perAppConcurrency ?? 4);
+    this.runLength = this.options.runLength ?? 100;
+    this.runBudgetMs = this.options.runBudgetMs ?? 10_000;
+    this.leaseMs = this.options.leaseMs ?? 15_000;
+    this.timeoutMs = this.options.timeoutMs ?? 15_000;
     this.agents = new WebhookAgents(this.timeoutMs);
   }
 

@@ -69,23 +69,42 @@ const notFound = () => new ApiError('webhook_not_found');
 const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
 const VIEW_FIELDS = { id: true, url: true, eventTypes: true, description: true, enabled: true, disabledReason: true, previousSecretExpiresAt: true, createdAt: true } as const;
 
+/** What a `WebhookEndpointService` is built from. */
+export interface WebhookEndpointServiceDeps {
+  db: Db;
+  /** Which database: the count that keeps the limit locks the app's row first on PostgreSQL. */
+  provider: Provider;
+  policy: WebhookDestinationPolicy;
+  encryption: TokenKeyEncryption;
+  /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
+  changed: (appId: string) => void;
+  now?: () => number;
+  lookup?: AddressLookup;
+}
+
 /**
  * An app's webhook endpoints (private API, management API, CLI): at most 10, each URL checked
  * against the destination rules when it is saved, the secret shown once (at creation and at each
  * rotation) and stored sealed. Every change drops the app's cached subscriptions everywhere.
  */
 export class WebhookEndpointService {
-  constructor(
-    private readonly db: Db,
-    /** Which database: the count that keeps the limit locks the app's row first on PostgreSQL. */
-    private readonly provider: Provider,
-    private readonly policy: WebhookDestinationPolicy,
-    private readonly encryption: TokenKeyEncryption,
-    /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
-    private readonly changed: (appId: string) => void,
-    private readonly now: () => number = Date.now,
-    private readonly lookup?: AddressLookup,
-  ) {}
+  private readonly db: Db;
+  private readonly provider: Provider;
+  private readonly policy: WebhookDestinationPolicy;
+  private readonly encryption: TokenKeyEncryption;
+  private readonly changed: (appId: string) => void;
+  private readonly now: () => number;
+  private readonly lookup?: AddressLookup;
+
+  constructor(deps: WebhookEndpointServiceDeps) {
+    this.db = deps.db;
+    this.provider = deps.provider;
+    this.policy = deps.policy;
+    this.encryption = deps.encryption;
+    this.changed = deps.changed;
+    this.now = deps.now ?? Date.now;
+    this.lookup = deps.lookup;
+  }
 
   /** For the management API and the CLI, which name the app: 404 app_not_found when there is none. */
   async assertApp(appId: string): Promise<void> {

@@ -22,6 +22,13 @@ export type NotQueuedReason = 'pending_limit' | 'outbox_quota';
  */
 const SUBSCRIPTIONS_TTL_MS = 30_000;
 
+/** What a `WebhookOutbox` is built from. */
+export interface WebhookOutboxDeps {
+  db: Db;
+  now: () => number;
+  quota?: WebhookOutboxQuota;
+}
+
 /**
  * The outbox's front: which deliveries a change makes (one per enabled endpoint of the app that
  * subscribes to its type), built before the change is written so that they can be written in its
@@ -36,11 +43,15 @@ export class WebhookOutbox {
   private lastTime = -1;
   private sequence = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => number,
-    private readonly quota?: WebhookOutboxQuota,
-  ) {}
+  private readonly db: Db;
+  private readonly now: () => number;
+  private readonly quota?: WebhookOutboxQuota;
+
+  constructor(deps: WebhookOutboxDeps) {
+    this.db = deps.db;
+    this.now = deps.now;
+    this.quota = deps.quota;
+  }
 
   /** Tells `listener` of deliveries not queued (the metrics); one listener is added once however often it is given. */
   onNotQueued(listener: (reason: NotQueuedReason, count: number) => void): void {

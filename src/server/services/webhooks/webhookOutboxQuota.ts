@@ -13,6 +13,13 @@ interface Count {
 
 type CountingDb = Pick<Db, 'webhookEndpoint' | 'webhookDelivery'>;
 
+/** What a `WebhookOutboxQuota` is built from. */
+export interface WebhookOutboxQuotaDeps {
+  db: Db;
+  limit: number;
+  logger: Logger;
+}
+
 /**
  * The per-app outbox quota (WEBHOOK_OUTBOX_QUOTA): how many pending deliveries an app may have.
  * A test event or a replay is checked against an exact count, in the transaction that writes it; an
@@ -25,11 +32,15 @@ export class WebhookOutboxQuota {
   private readonly counts = new TtlCache<string, Count>({ ttlMs: 600_000, maxEntries: 10_000 });
   private readonly recounting = new Set<string>();
 
-  constructor(
-    private readonly db: Db,
-    readonly limit: number,
-    private readonly logger: Logger,
-  ) {}
+  private readonly db: Db;
+  readonly limit: number;
+  private readonly logger: Logger;
+
+  constructor(deps: WebhookOutboxQuotaDeps) {
+    this.db = deps.db;
+    this.limit = deps.limit;
+    this.logger = deps.logger;
+  }
 
   /** The app's pending deliveries now, counted over its endpoints' (endpointId, state, createdAt) index. */
   async pendingOf(appId: string, tx: CountingDb = this.db): Promise<number> {
