@@ -46,7 +46,7 @@ async function rowsOf(db: Db, appId: string): Promise<Rows> {
 }
 
 /**
- * The rows as sorted text, without those expired by `at` (a challenge or redeemed token the
+ * The rows as sorted text, without those expired by `at` (a redeemed token the
  * background sweep may drop during a long run, which is no change made by a request).
  */
 function comparable(rows: Rows, at: number): Record<string, string[]> {

@@ -76,6 +76,8 @@ describe.each(providers())('malformed tokens on %s', (provider) => {
       ['whose ttlSeconds is 1e308', 'ttlSeconds', 1e308],
       ['whose rpId is an object', 'rpId', { a: 1 }],
       ['whose userVerification is unknown', 'userVerification', 'maybe'],
+      // What versions before sessions carried their challenge issued: no single-use id to redeem.
+      ['without a sid', 'sid', undefined],
     ])('a sign-in session %s is a 400 invalid_session, not a server error', async (_label, field, value) => {
       const svc = service();
       const app = await svc.createApp();
@@ -101,6 +103,7 @@ describe.each(providers())('malformed tokens on %s', (provider) => {
       ['whose challenge is an array', 'challenge', ['x']],
       ['without an rpId', 'rpId', undefined],
       ['whose aliasHashing is a string', 'aliasHashing', 'yes'],
+      ['without a sid', 'sid', undefined],
     ])('a registration session %s is a 400 invalid_session, not a server error', async (_label, field, value) => {
       const svc = service();
       const app = await svc.createApp();

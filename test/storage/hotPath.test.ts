@@ -55,17 +55,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     ...overrides,
   });
 
-  describe('challenges', () => {
-    it('consumes the challenge row of an older session once, only for its tenant and ceremony and only before it expires', async () => {
-      await store.db.challenge.create({ data: { id: `c-${tenant}`, tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: null } });
-      expect(await store.hot.deleteChallenge('otherapp', 'authentication', `c-${tenant}`, T0 - 1)).toBeUndefined();
-      expect(await store.hot.deleteChallenge(tenant, 'registration', `c-${tenant}`, T0 - 1)).toBeUndefined();
-      expect(await store.hot.deleteChallenge(tenant, 'authentication', `c-${tenant}`, T0)).toBeUndefined(); // expired at T0
-      expect(await store.hot.deleteChallenge(tenant, 'authentication', `c-${tenant}`, T0 - 1)).toEqual({ expectedUserId: null });
-      expect(await store.hot.deleteChallenge(tenant, 'authentication', `c-${tenant}`, T0 - 1)).toBeUndefined();
-      expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
-    });
-
+  describe('sign-in reads and single-use ids', () => {
     it('reads the user\'s passkeys for an allow list, most recently used first, only in its own tenant', async () => {
       const [older, newer] = [credentialRow({ lastUsedAt: new Date(T0 - MINUTE) }), credentialRow({ lastUsedAt: new Date(T0) })];
       await store.db.credential.createMany({ data: [older, newer, credentialRow({ userId: 'user-2' })] });
@@ -91,28 +81,10 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       ]);
     });
 
-    it('consumes an older session\'s challenge row and reads a passkey in one call: once, only in its own tenant, the challenge consumed whether or not the passkey exists', async () => {
-      const row = credentialRow();
-      await store.db.credential.create({ data: row });
-      const challenge = (id: string) => store.db.challenge.create({ data: { id, tenant, ceremony: 'authentication', expiresAt: new Date(T0), expectedUserId: 'user-1' } });
-      await challenge(`d1-${tenant}`);
-      expect(await store.hot.deleteChallengeAndFindCredential('otherapp', 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId)).toEqual({ consumed: undefined, credential: undefined });
-      const first = await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId);
-      expect(first).toEqual({ consumed: { expectedUserId: 'user-1' }, credential: await store.hot.findCredential(tenant, row.descriptorId) });
-      expect(first.credential?.signatureCounter).toBe(5);
-      expect(await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d1-${tenant}`, T0 - 1, row.descriptorId)).toEqual({ consumed: undefined, credential: first.credential });
-      await challenge(`d2-${tenant}`);
-      expect(await store.hot.deleteChallengeAndFindCredential(tenant, 'authentication', `d2-${tenant}`, T0 - 1, 'unknown')).toEqual({ consumed: { expectedUserId: 'user-1' }, credential: undefined });
-      expect(await store.db.challenge.count({ where: { tenant } })).toBe(0);
-    });
-
-    it('the background sweep drops the expired challenges and redeemed tokens, and keeps the rest', async () => {
-      await store.db.challenge.create({ data: { id: `old-${tenant}`, tenant, ceremony: 'registration', expiresAt: new Date(T0 - MINUTE), expectedUserId: null } });
-      await store.db.challenge.create({ data: { id: `new-${tenant}`, tenant, ceremony: 'registration', expiresAt: new Date(T0 + MINUTE), expectedUserId: '' } });
+    it('the background sweep drops the expired redeemed ids, and keeps the rest', async () => {
       await store.hot.redeemToken(tenant, 'old-token', T0 - MINUTE);
       await store.hot.redeemToken(tenant, 'new-token', T0 + MINUTE);
       await new ChallengeStore(store.db, store.hot, () => T0).sweep();
-      expect((await store.db.challenge.findMany({ where: { tenant } })).map((c) => [c.id, c.expectedUserId])).toEqual([[`new-${tenant}`, '']]);
       expect((await store.db.redeemedToken.findMany({ where: { tenant } })).map((t) => t.tokenId)).toEqual(['new-token']);
     });
   });

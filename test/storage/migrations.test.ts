@@ -241,12 +241,6 @@ const MODELS: ModelCase[] = [
     nullable: ['plaintext'],
   },
   {
-    model: 'Challenge',
-    row: (k) => ({ id: `challenge-${k}`, tenant: `app${k}`, ceremony: 'authentication', expiresAt: T2, expectedUserId: `user-${k}` }),
-    key: byId,
-    nullable: ['expectedUserId'],
-  },
-  {
     model: 'RedeemedToken',
     row: (k) => ({ tenant: `app${k}`, tokenId: randomBytes(16).toString('hex'), expiresAt: T2 }),
     key: (row) => ({ tenant_tokenId: { tenant: row.tenant, tokenId: row.tokenId } }),

@@ -18,7 +18,7 @@ warnIfPostgresSkipped();
 
 const USERS = 20_000;
 const APPS = ['planapp', 'otherapp'];
-/** Other apps (with their counter rows), open challenges and redeemed tokens, so that the planner sees those tables at a size where a key beats reading them. */
+/** Other apps (with their counter rows) and redeemed tokens, so that the planner sees those tables at a size where a key beats reading them. */
 const FILLER_APPS = 5_000;
 const T0 = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
 
@@ -35,10 +35,7 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     aliasCount: 1,
     aliasHash: 'alias-10000',
     plaintext: null,
-    ceremony: 'authentication',
     expiresAt: encodeTime(T0),
-    expectedUserId: null,
-    now: encodeTime(T0),
     tokenId: 'token-1',
     newCounter: 1,
     storedCounter: 0,
@@ -79,16 +76,15 @@ async function withPostgres<T>(url: string, use: (client: Client) => Promise<T>)
   }
 }
 
-/** Two apps of USERS users each, other apps and open challenges (so that the planner sees those tables at a size where a key beats reading them). */
+/** Two apps of USERS users each, other apps and redeemed tokens (so that the planner sees those tables at a size where a key beats reading them). */
 async function seed(provider: string, url: string): Promise<void> {
-  const expiresAt = T0 + 90_000; // open challenges expire after the moment the statements are planned for, as real ones do
+  const expiresAt = T0 + 90_000; // redeemed ids are kept past the moment the statements are planned for, as real ones are
   if (provider === 'sqlite') {
     const db = openSqliteConnection(sqliteFilename(url));
     try {
       const fillers = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${FILLER_APPS - 1}) SELECT i FROM n`;
       db.exec(`INSERT INTO "App" ("id", "adminEmail") SELECT printf('filler%05d', i), 'owner@example.com' FROM (${fillers})`);
       db.exec(`INSERT INTO "AppCounter" ("tenant", "userCount") SELECT printf('filler%05d', i), 1 FROM (${fillers})`);
-      db.exec(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt") SELECT printf('challenge-%05d', i), printf('filler%05d', i), 'authentication', '${sqliteTime(expiresAt)}' FROM (${fillers})`);
       db.exec(`INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt") SELECT printf('filler%05d', i), printf('token-%05d', i), '${sqliteTime(expiresAt)}' FROM (${fillers})`);
       for (const app of APPS) db.exec(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);
     } finally {
@@ -98,8 +94,6 @@ async function seed(provider: string, url: string): Promise<void> {
     await withPostgres(url, async (client) => {
       await client.query(`INSERT INTO "App" ("id", "adminEmail") SELECT 'filler' || lpad(i::text, 5, '0'), 'owner@example.com' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
       await client.query(`INSERT INTO "AppCounter" ("tenant", "userCount") SELECT 'filler' || lpad(i::text, 5, '0'), 1 FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
-      await client.query(`INSERT INTO "Challenge" ("id", "tenant", "ceremony", "expiresAt")
-        SELECT 'challenge-' || lpad(i::text, 5, '0'), 'filler' || lpad(i::text, 5, '0'), 'authentication', '${new Date(expiresAt).toISOString()}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
       await client.query(`INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt")
         SELECT 'filler' || lpad(i::text, 5, '0'), 'token-' || lpad(i::text, 5, '0'), '${new Date(expiresAt).toISOString()}' FROM generate_series(0, ${FILLER_APPS - 1}) AS i`);
       for (const app of APPS) await client.query(`INSERT INTO "App" ("id", "adminEmail") VALUES ('${app}', 'owner@example.com')`);

@@ -7,7 +7,7 @@ const TOKEN_KEY_TABLE = 'TokenKey';
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 const total = (changes: RowChanges[]) => changes.reduce((sum, c) => sum + c.inserted + c.updated + c.deleted, 0);
 
-/** "Challenge: 2 new, 4 gone; Credential: 3 changed" */
+/** "RedeemedToken: 2 new, 4 gone; Credential: 3 changed" */
 function changesByTable(result: CopyResult, pick: (t: CopyResult['tables'][number]) => RowChanges, words: [string, string, string]): string {
   return result.tables
     .filter((t) => total([pick(t)]) > 0)

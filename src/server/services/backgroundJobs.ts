@@ -9,7 +9,7 @@ import type { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import type { DailyReports } from './reporting/dailyReports';
 import type { WebhookDeliveryWorker } from './webhooks/webhookDeliveryWorker';
 
-const CHALLENGE_SWEEP_INTERVAL_MS = 60_000;
+const REDEEMED_ID_SWEEP_INTERVAL_MS = 60_000;
 const RETENTION_SWEEP_INTERVAL_MS = 3_600_000;
 const DELETION_SWEEP_INTERVAL_MS = 60_000;
 const REPORT_SWEEP_INTERVAL_MS = 3_600_000;
@@ -46,7 +46,7 @@ export interface BackgroundJobs {
 }
 
 /**
- * The work no request waits for: expired challenges, event retention and the magic-link quota
+ * The work no request waits for: expired redeemed ids, event retention and the magic-link quota
  * window are swept, authentication-configuration usage is written in batches, app deletions fall
  * due, each app's daily report is written, the FIDO metadata is refreshed, and each minute's tally
  * of refused keys goes to the event log. Timers are unreferenced: they never keep the process
@@ -54,9 +54,9 @@ export interface BackgroundJobs {
  */
 export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
-  const challengeSweeper = setInterval(() => {
-    work.challenges.sweep().catch(warn('challenge sweep'));
-  }, CHALLENGE_SWEEP_INTERVAL_MS);
+  const redeemedIdSweeper = setInterval(() => {
+    work.challenges.sweep().catch(warn('redeemed-id sweep'));
+  }, REDEEMED_ID_SWEEP_INTERVAL_MS);
   const retentionSweeper = setInterval(() => {
     work.events.sweep().catch(warn('event retention sweep'));
     work.magicLinks.sweep().catch(warn('magic-link quota sweep'));
@@ -88,7 +88,7 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
   const failedKeyTallies = setInterval(() => work.failedKeyUses.recordDue(), FAILED_KEY_TALLY_INTERVAL_MS);
   // Sends the webhook outbox, from whatever earlier processes left in it too.
   work.webhookWorker.start();
-  const timers = [challengeSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher, failedKeyTallies];
+  const timers = [redeemedIdSweeper, retentionSweeper, usageWriter, deletionSweeper, reportSweeper, metadataRefresher, failedKeyTallies];
   for (const timer of timers) timer?.unref();
 
   return {

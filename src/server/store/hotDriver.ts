@@ -25,12 +25,6 @@ export interface HotDriver extends StoreEncoding {
   write(statement: HotWrite, params: Record<string, unknown>): Promise<StatementResult>;
   unit(steps: UnitStep[]): Promise<UnitOutcome>;
   /**
-   * A write and an independent read in one round trip, where the database can (PostgreSQL: the
-   * write as a data-modifying CTE); the write's RETURNING row, if it has one, and the read's rows.
-   * Without it the two run at once.
-   */
-  writeThenRead?(write: HotWrite, read: HotRead, params: Record<string, unknown>): Promise<{ written: Record<string, unknown> | undefined; rows: Record<string, unknown>[] }>;
-  /**
    * A registration's unit (`registrationSteps`) as one statement, where the database can
    * (PostgreSQL: a function of the schema, `pwl_store_registration`). Without it the steps run as a unit.
    */

@@ -14,28 +14,10 @@ export type { UnitOutcome } from './writeUnit';
  * is gone fails with the driver's foreign-key error (see `isForeignKeyViolation`).
  */
 export interface HotPath {
-  /**
-   * Deletes the challenge if it is unexpired and was issued to this app for this ceremony, in
-   * one `DELETE … RETURNING`; undefined when there was nothing to delete. Only sessions issued
-   * before sessions carried their challenge have a row (see `ChallengeStore`).
-   */
-  deleteChallenge(appId: string, ceremony: string, id: string, now: number): Promise<{ expectedUserId: string | null } | undefined>;
   /** A user's credentials for an allow list, most recently used first. */
   findUserCredentials(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
   /** The columns a sign-in needs of one credential. */
   findCredential(appId: string, descriptorId: string): Promise<HotCredential | undefined>;
-  /**
-   * deleteChallenge and findCredential together (signin/complete of an older session): one
-   * statement on PostgreSQL, both at once on SQLite. The challenge is consumed whether or not the
-   * credential exists.
-   */
-  deleteChallengeAndFindCredential(
-    appId: string,
-    ceremony: string,
-    id: string,
-    now: number,
-    descriptorId: string,
-  ): Promise<{ consumed: { expectedUserId: string | null } | undefined; credential: HotCredential | undefined }>;
   /**
    * Records a verified assertion, conditional on the counter read before verifying: with a new
    * counter above zero the stored one must be lower, with zero it must still be the one read. False when

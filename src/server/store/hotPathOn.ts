@@ -1,5 +1,4 @@
 import type { CredentialUse, HotCredential, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
-import type { HotRead, HotWrite } from './hotStatements';
 import type { HotDriver } from './hotDriver';
 import { utcDayOf } from '../core/utcDay';
 import type { UnitStep } from './writeUnit';
@@ -38,29 +37,14 @@ export function hotPathOn(driver: HotDriver): HotPath {
     lastUsedAt: driver.timeOf(row.lastUsedAt),
   });
 
-  /** A write and an independent read: in one round trip where the driver can, else both at once. */
-  const writeThenRead = async (write: HotWrite, writeParams: Record<string, unknown>, read: HotRead, readParams: Record<string, unknown>) => {
-    if (driver.writeThenRead) return driver.writeThenRead(write, read, { ...writeParams, ...readParams });
-    const [written, rows] = await Promise.all([driver.write(write, writeParams), driver.readAll(read, readParams)]);
-    return { written: written && !('changes' in written) ? written : undefined, rows };
-  };
-
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[] | undefined): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, driver)];
 
   return {
-    async deleteChallenge(appId, ceremony, id, now) {
-      const row = (await driver.write('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) })) as { expectedUserId: string | null } | undefined;
-      return row && { expectedUserId: row.expectedUserId };
-    },
     async findUserCredentials(appId, userId, limit) {
       return (await driver.readAll('findUserCredentials', { tenant: appId, userId, limit })) as { descriptorId: string; transports: string }[];
     },
     async findCredential(appId, descriptorId) {
       return hotCredentialOf(await driver.read('findCredential', { tenant: appId, descriptorId }));
-    },
-    async deleteChallengeAndFindCredential(appId, ceremony, id, now, descriptorId) {
-      const { written, rows } = await writeThenRead('deleteChallenge', { id, tenant: appId, ceremony, now: driver.time(now) }, 'findCredential', { tenant: appId, descriptorId });
-      return { consumed: written && { expectedUserId: (written.expectedUserId ?? null) as string | null }, credential: hotCredentialOf(rows[0]) };
     },
     async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]) {
       const params = { ...use, backupState: driver.bool(use.backupState), uvInitialized: driver.bool(use.uvInitialized), usedAt: driver.time(use.usedAt) };

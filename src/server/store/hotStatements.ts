@@ -13,11 +13,6 @@
  */
 export const HOT_STATEMENTS = {
   // --- sign-in and verify ---------------------------------------------------------------------
-  /** Challenges are no longer written (sessions carry them); rows of sessions issued before that are still consumed. */
-  deleteChallenge: {
-    kind: 'write',
-    sql: `DELETE FROM "Challenge" WHERE "id" = @id AND "tenant" = @tenant AND "ceremony" = @ceremony AND "expiresAt" > @now RETURNING "expectedUserId"`,
-  },
   findUserCredentials: {
     kind: 'read',
     sql: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "lastUsedAt" DESC LIMIT @limit`,

@@ -33,7 +33,7 @@ const HOT_CONNECTIONS = { statements: 4, units: 4 };
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'challenge' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction' | '$queryRawUnsafe'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction' | '$queryRawUnsafe'
 >;
 
 export interface Store {

@@ -5,7 +5,7 @@ import { isForeignKeyViolation } from '../core/storeErrors';
 import type { HotPath, NewRegistration } from './hotPath';
 import type { HotDriver, StatementResult } from './hotDriver';
 import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, positionalStatement, statementSql, type HotRead, type HotStatement, type HotWrite } from './hotStatements';
+import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from './hotStatements';
 import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
 
 /**
@@ -52,20 +52,6 @@ const guardedWithDeliveriesStatement = (guarded: HotStatement) =>
     `hot_${guarded}_with_deliveries`,
     () => `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`,
   );
-
-/**
- * A write and an independent read as one statement: the write as a data-modifying CTE (it runs
- * once, whatever the read finds; both see the snapshot before it, and they touch different rows).
- * A write without RETURNING heads the read as it is; one with RETURNING comes back as JSON beside
- * each row the read finds (or one row of nulls, `__found` null, when it finds none).
- */
-const writeThenReadStatement = (write: HotWrite, read: HotRead, returning: boolean) =>
-  composedStatement(`hot_${write}_then_${read}`, () => {
-    const [w, r] = [statementSql(write, 'postgresql'), statementSql(read, 'postgresql')];
-    return returning
-      ? `WITH "written" AS (${w}) SELECT (SELECT row_to_json("w") FROM "written" "w") AS "__written", "r".* FROM (SELECT 1) AS "one" LEFT JOIN (SELECT 1 AS "__found", "q".* FROM (${r}) AS "q") AS "r" ON true`
-      : `WITH "written" AS (${w}) ${r}`;
-  });
 
 /** Whether a unit is one guarded write (no RETURNING of its own) and then its outbox rows. */
 const isGuardedWithDeliveries = (steps: UnitStep[]): boolean =>
@@ -225,14 +211,6 @@ export function openPostgresHotPath(
           client.release(broken);
         }
       }
-    },
-    async writeThenRead(write, read, params) {
-      const returning = STATEMENTS[write].returnsRows;
-      const { name, text, names } = writeThenReadStatement(write, read, returning);
-      const { rows } = await statements.query({ name, text, values: names.map((key) => params[key]) });
-      if (!returning) return { written: undefined, rows };
-      const written = (rows[0]?.__written ?? undefined) as Record<string, unknown> | undefined;
-      return { written, rows: rows.filter((row) => row.__found !== null).map(({ __written: _w, __found: _f, ...row }) => row) };
     },
     ...(registrationStatement && {
       async storeRegistration(registration) {

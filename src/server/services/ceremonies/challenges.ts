@@ -3,8 +3,6 @@ import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import type { Db, HotPath } from '../../store';
 import type { HotCredential } from '../../store/hotPath';
 
-export type Ceremony = 'registration' | 'authentication';
-
 /** Browser-side ceremony timeout we advertise by default (WebAuthn `timeout`; CEREMONY_TIMEOUT_SECONDS). */
 export const DEFAULT_CEREMONY_TIMEOUT_MS = 60_000;
 
@@ -12,8 +10,8 @@ export const DEFAULT_CEREMONY_TIMEOUT_MS = 60_000;
 export interface IssuedChallenge {
   /** 32 random bytes, base64url: what the authenticator signs. */
   challenge: string;
-  /** The session's single-use id, redeemed when the ceremony completes. Absent in sessions issued before sessions had one. */
-  sid?: string;
+  /** The session's single-use id, redeemed when the ceremony completes. */
+  sid: string;
   /** When the challenge expires, epoch milliseconds (the session token's `exp`). */
   exp: number;
 }
@@ -36,9 +34,6 @@ export function isExpectedUser(secret: Buffer, sid: string, tag: string, userId:
  * verify token is redeemed) before any verification runs, so a replayed or raced completion is
  * refused even when the first attempt failed verification. A flood of `begin` calls costs the
  * database nothing, and a sign-in one write instead of two.
- *
- * Sessions issued before the upgrade carry no sid: their challenge row is consumed as it always
- * was (deleted in one conditional statement), for as long as such a session can live.
  */
 export class ChallengeStore {
   /** The server keeps a challenge half as long again as the browser waits, for the round trip back. */
@@ -55,45 +50,30 @@ export class ChallengeStore {
   }
 
   /** 32 random bytes (the spec asks for at least 16), base64url, and the session's single-use id. */
-  issue(): Required<IssuedChallenge> {
+  issue(): IssuedChallenge {
     const now = this.now();
     return { challenge: randomBytes(32).toString('base64url'), sid: timeOrderedUuid(now), exp: now + this.ttlMs };
   }
 
   /**
-   * Redeems the session's challenge and reads the passkey that answered it (signin/complete): one
-   * statement on PostgreSQL, both at once on SQLite. `consumed` is false when the session was used
-   * before (or, for a session without a sid, its challenge is gone or expired); `expectedUserId` is
-   * what such an older session's challenge row bound it to.
+   * Redeems the session's single-use id and reads the passkey that answered it (signin/complete),
+   * both at once. `consumed` is false when the session was used before.
    */
-  async consumeWithCredential(
-    appId: string,
-    ceremony: Ceremony,
-    session: IssuedChallenge,
-    credentialId: string,
-  ): Promise<{ consumed: boolean; expectedUserId: string | null; credential: HotCredential | undefined }> {
-    if (session.sid !== undefined) {
-      const { redeemed, credential } = await this.hot.redeemTokenAndFindCredential(appId, session.sid, session.exp, credentialId);
-      return { consumed: redeemed, expectedUserId: null, credential };
-    }
-    const { consumed, credential } = await this.hot.deleteChallengeAndFindCredential(appId, ceremony, session.challenge, this.now(), credentialId);
-    return { consumed: consumed !== undefined, expectedUserId: consumed?.expectedUserId ?? null, credential };
+  async consumeWithCredential(appId: string, session: IssuedChallenge, credentialId: string): Promise<{ consumed: boolean; credential: HotCredential | undefined }> {
+    const { redeemed, credential } = await this.hot.redeemTokenAndFindCredential(appId, session.sid, session.exp, credentialId);
+    return { consumed: redeemed, credential };
   }
 
-  /** Redeems the session's challenge (register/complete): true exactly once per session, and only before it expires. */
-  async consume(appId: string, ceremony: Ceremony, session: IssuedChallenge): Promise<boolean> {
-    if (session.sid !== undefined) return this.hot.redeemToken(appId, session.sid, session.exp);
-    return (await this.hot.deleteChallenge(appId, ceremony, session.challenge, this.now())) !== undefined;
+  /** Redeems the session's single-use id (register/complete): true exactly once per session. */
+  consume(appId: string, session: IssuedChallenge): Promise<boolean> {
+    return this.hot.redeemToken(appId, session.sid, session.exp);
   }
 
   /**
-   * Housekeeping, in the background (never on a request): drops the challenges of older sessions
-   * and redeemed ids (sessions' and tokens') that can no longer matter. Both delete through their
-   * `expiresAt` index.
+   * Housekeeping, in the background (never on a request): drops the redeemed ids (sessions' and
+   * tokens') that can no longer matter, through their `expiresAt` index.
    */
   async sweep(): Promise<void> {
-    const now = new Date(this.now());
-    await this.db.challenge.deleteMany({ where: { expiresAt: { lt: now } } });
-    await this.db.redeemedToken.deleteMany({ where: { expiresAt: { lt: now } } });
+    await this.db.redeemedToken.deleteMany({ where: { expiresAt: { lt: new Date(this.now()) } } });
   }
 }

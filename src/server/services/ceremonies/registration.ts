@@ -255,7 +255,7 @@ export class RegistrationService {
     const session = await this.tokens.open('session', input.session, appId, sessionSchema);
     if (session.ceremony !== 'registration') throw new ApiError('invalid_session', { detail: 'This session belongs to a sign-in, not a registration.' });
     if (!input.origin) throw new ApiError('missing_origin');
-    if (!(await this.challenges.consume(appId, 'registration', session))) throw new ApiError('challenge_already_used');
+    if (!(await this.challenges.consume(appId, session))) throw new ApiError('challenge_already_used');
 
     const { response } = input;
     const credentialIdBytes = Buffer.from(response.rawId, 'base64url');

@@ -126,7 +126,7 @@ export class SigninService {
 
   /**
    * Verifies an assertion in two database round trips: redeem the session and load the credential
-   * (one statement on PostgreSQL), then update its counter conditionally. Returns a `verify_` token.
+   * (both at once), then update its counter conditionally. Returns a `verify_` token.
    */
   async complete(appId: string, input: z.output<typeof signinCompleteSchema>, client: ClientContext): Promise<string> {
     const session = await this.tokens.open('session', input.session, appId, sessionSchema);
@@ -136,14 +136,11 @@ export class SigninService {
     const credentialId = normaliseCredentialId(response.rawId);
     if (!credentialId || normaliseCredentialId(response.id) !== credentialId) throw failure('The credential id is missing or differs between id and rawId.');
 
-    const { consumed, expectedUserId, credential } = await this.challenges.consumeWithCredential(appId, 'authentication', session, credentialId);
+    const { consumed, credential } = await this.challenges.consumeWithCredential(appId, session, credentialId);
     if (!consumed) throw new ApiError('challenge_already_used');
     if (session.allow.length > 0 && !session.allow.includes(credentialId)) throw failure('This passkey was not one of those offered for this sign-in.');
     if (!credential) throw new ApiError('unknown_credential', { extras: { credentialId: response.id } });
-    const expected =
-      session.expectedUser !== undefined && session.sid !== undefined
-        ? isExpectedUser(await this.tokens.decoyKeyOf(appId), session.sid, session.expectedUser, credential.userId)
-        : expectedUserId === null || credential.userId === expectedUserId;
+    const expected = session.expectedUser === undefined || isExpectedUser(await this.tokens.decoyKeyOf(appId), session.sid, session.expectedUser, credential.userId);
     if (!expected) throw failure('This passkey does not belong to the user this sign-in was started for.');
     const userHandle = response.response.userHandle;
     if (userHandle && normaliseCredentialId(userHandle) !== credential.userHandle) throw failure('The user handle does not match the passkey owner.');

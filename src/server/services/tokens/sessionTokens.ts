@@ -11,8 +11,8 @@ export const MAX_ALLOW_CREDENTIALS = 64;
 
 const ceremonyFields = {
   challenge: payloadText(),
-  /** The single-use id redeemed when the ceremony completes (see `ChallengeStore`). Absent in sessions issued before it, whose challenge is a row. */
-  sid: payloadText().optional(),
+  /** The single-use id redeemed when the ceremony completes (see `ChallengeStore`); a session without one is invalid. */
+  sid: payloadText(),
   origin: payloadText(),
   rpId: payloadText(),
   userVerification: z.enum(USER_VERIFICATIONS),
