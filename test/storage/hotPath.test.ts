@@ -84,7 +84,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     it('the background sweep drops the expired redeemed ids, and keeps the rest', async () => {
       await store.hot.redeemToken(tenant, 'old-token', T0 - MINUTE);
       await store.hot.redeemToken(tenant, 'new-token', T0 + MINUTE);
-      await new ChallengeStore(store.db, store.hot, () => T0).sweep();
+      await new ChallengeStore({ db: store.db, hot: store.hot, now: () => T0 }).sweep();
       expect((await store.db.redeemedToken.findMany({ where: { tenant } })).map((t) => t.tokenId)).toEqual(['new-token']);
     });
   });

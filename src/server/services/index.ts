@@ -174,7 +174,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
     onAppChanged: caches.changed,
   });
-  const challenges = new ChallengeStore(db, store.hot, now, config.ceremonyTimeoutMs);
+  const challenges = new ChallengeStore({ db, hot: store.hot, now, timeoutMs: config.ceremonyTimeoutMs });
   const aliases = new AliasService({ db, hot: store.hot, events, webhooks: webhookOutbox });
   const authConfigs = new AuthConfigService({ db, events, now });
   const mailer = createMailer(config);

@@ -27,6 +27,15 @@ export function isExpectedUser(secret: Buffer, sid: string, tag: string, userId:
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/** What a `ChallengeStore` is built from. */
+export interface ChallengeStoreDeps {
+  db: Db;
+  hot: HotPath;
+  now?: () => number;
+  /** The ceremony timeout the browser is told (WebAuthn `timeout`). */
+  timeoutMs?: number;
+}
+
 /**
  * Single-use challenges, kept in the session token rather than in a table. `begin` writes nothing:
  * the challenge, its expiry and a single-use id (`sid`, time-ordered) travel in the signed session
@@ -39,14 +48,17 @@ export class ChallengeStore {
   /** The server keeps a challenge half as long again as the browser waits, for the round trip back. */
   private readonly ttlMs: number;
 
-  constructor(
-    private readonly db: Db,
-    private readonly hot: HotPath,
-    private readonly now: () => number = Date.now,
-    /** The ceremony timeout the browser is told (WebAuthn `timeout`). */
-    readonly timeoutMs = DEFAULT_CEREMONY_TIMEOUT_MS,
-  ) {
-    this.ttlMs = Math.round(timeoutMs * 1.5);
+  private readonly db: Db;
+  private readonly hot: HotPath;
+  private readonly now: () => number;
+  readonly timeoutMs: number;
+
+  constructor(deps: ChallengeStoreDeps) {
+    this.db = deps.db;
+    this.hot = deps.hot;
+    this.now = deps.now ?? Date.now;
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_CEREMONY_TIMEOUT_MS;
+    this.ttlMs = Math.round(this.timeoutMs * 1.5);
   }
 
   /** 32 random bytes (the spec asks for at least 16), base64url, and the session's single-use id. */

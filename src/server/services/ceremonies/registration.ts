@@ -314,7 +314,7 @@ export class RegistrationService {
       },
       aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.
-      redeemedToken: session.registerTokenId === undefined ? undefined : { tokenId: session.registerTokenId, expiresAt: session.registerTokenExp ?? session.exp },
+      redeemedToken: { tokenId: session.registerTokenId, expiresAt: session.registerTokenExp },
     };
     registration.webhookDeliveries = await this.webhooks?.deliveriesFor(appId, 'passkey.registered', {
       userId: session.userId,

@@ -25,9 +25,9 @@ const registrationSessionSchema = tokenPayload({
   attestation: z.enum(ATTESTATIONS),
   aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
   aliasHashing: z.boolean(),
-  /** The register_ token the ceremony began with, redeemed when its passkey is stored, and when that token expires. Absent only in sessions issued before single-use register tokens. */
-  registerTokenId: payloadText().optional(),
-  registerTokenExp: z.number().optional(),
+  /** The register_ token the ceremony began with, redeemed when its passkey is stored, and when that token expires. */
+  registerTokenId: payloadText(),
+  registerTokenExp: z.number(),
 });
 export type RegistrationSession = z.output<typeof registrationSessionSchema>;
 
