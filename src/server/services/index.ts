@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../core/config';
 import { createLogger } from '../core/logger';
 import type { RedisConnection } from '../redis/connection';
-import type { Store } from '../store';
+import type { Store, WebhookOutbox } from '../store';
 import { AliasService } from './users/aliases';
 import { ApiKeyAuthenticator } from './apps/apiKeys';
 import { AppDeletionService } from './apps/appDeletion';
@@ -34,8 +34,6 @@ import { VerificationService } from './ceremonies/verification';
 import { WebhookDeliveryWorker, type WebhookWorkerOptions } from './webhooks/webhookDeliveryWorker';
 import { WebhookDeliveryLog } from './webhooks/webhookDeliveryLog';
 import { WebhookEndpointService } from './webhooks/webhookEndpoints';
-import { WebhookOutbox } from './webhooks/webhookOutbox';
-import { WebhookOutboxQuota } from './webhooks/webhookOutboxQuota';
 
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
@@ -132,8 +130,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     options: { flushIntervalMs, now, knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled },
   });
   const incarnations = new AppIncarnations();
-  const webhookQuota = new WebhookOutboxQuota({ db, limit: config.webhookDelivery.outboxQuota, logger });
-  const webhookOutbox = new WebhookOutbox({ db, now, quota: webhookQuota });
+  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
+  const { outbox: webhookOutbox, outboxQuota: webhookQuota } = repositories;
   const failedKeyUses = new FailedKeyUses({ events, logger, now });
   const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });
   const tokens = new TokenService({ db, now, incarnations, encryption: config.tokenKeyEncryption });
@@ -244,11 +242,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     signin: new SigninService({ hot: store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhooks: webhookOutbox }),
     verification: new VerificationService({ hot: store.hot, tokens, features, events, now, webhooks: webhookOutbox }),
     credentials: new CredentialService({
-      db,
-      hot: store.hot,
+      credentials: repositories.credentials,
       events,
       authenticatorNames: authenticatorNames(metadata, providerNames(config.aaguidNamesFile)),
-      webhooks: webhookOutbox,
     }),
     users: new UserService({ hot: store.hot, events, webhooks: webhookOutbox }),
     authConfigs,

@@ -11,8 +11,10 @@ import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from 
 import { openPostgresHotPath } from './postgresHotPath';
 import { SqliteAdapterFactory } from './sqlite';
 import { openSqliteHotPath } from './sqliteHotPath';
+import { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
 
 export type { HotPath, NewWebhookDelivery } from './hotPath';
+export type { Repositories, RepositoryOptions, WebhookOutbox } from './repositories';
 export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
@@ -41,6 +43,8 @@ export interface Store {
   db: Db;
   /** The statements of every sign-in, verify and registration, prepared once on the driver. */
   hot: HotPath;
+  /** The repositories over this store's connections, for the services (made once per process, by `createServices`). */
+  repositories(options: RepositoryOptions): Repositories;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   /** One round trip to the database, for health checks. */
@@ -73,6 +77,7 @@ export function openStore(databaseUrl: string): Store {
       provider: 'sqlite',
       db: client,
       hot,
+      repositories: (options) => openRepositories({ db: client, hot }, options),
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
@@ -95,6 +100,7 @@ export function openStore(databaseUrl: string): Store {
     provider: 'postgresql',
     db: client as unknown as Db,
     hot,
+    repositories: (options) => openRepositories({ db: client as unknown as Db, hot }, options),
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');

@@ -4,7 +4,7 @@ import type { ApiKeyAuthenticator } from './apiKeys';
 import type { AppFeaturesCache } from './appFeaturesCache';
 import type { AppIncarnations } from './incarnations';
 import type { TokenService } from '../tokens/tokenService';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 /** What a process caches about apps: key checks, features, token keys and incarnations. */
 export interface AppCachesOf {

@@ -11,7 +11,7 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { Mailer } from '../../mail/mailer';
 import { tokenPayload, type TokenService } from '../tokens/tokenService';
-import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
+import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 const HOUR_MS = 3_600_000;
 /** The spec's schedule: keys frozen after 24 hours, data deleted after 14 days. */

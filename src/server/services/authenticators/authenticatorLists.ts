@@ -7,7 +7,7 @@ import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCa
 import { UNKNOWN_USER } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { AuthenticatorMetadata } from '../metadata/authenticatorMetadata';
-import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
+import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 /** AAGUIDs one request may name: more than the FIDO metadata describes today. */
 const MAX_AAGUIDS = 500;

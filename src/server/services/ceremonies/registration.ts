@@ -1,7 +1,7 @@
 import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 import { ApiError } from '../../core/apiError';
 import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';

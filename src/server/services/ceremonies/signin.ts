@@ -19,7 +19,7 @@ import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tok
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 import { decoyAllowList } from './decoyAllowList';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),

@@ -6,7 +6,7 @@ import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { EventLog } from '../events/eventLog';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 const MAX_GENERATED_TTL_SECONDS = 604_800;
 

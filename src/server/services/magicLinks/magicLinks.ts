@@ -11,7 +11,7 @@ import { magicLinkMessage } from './magicLinkMessage';
 import { fillLinkTemplate, linkTemplateProblem } from './linkTemplate';
 import { MAX_TOKEN_LIFETIME_MS, humanizeSeconds, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
-import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
+import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
 import type { NewWebhookDelivery } from '../../store';
 
 const DEFAULT_TTL_SECONDS = 3600;

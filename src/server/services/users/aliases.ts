@@ -5,7 +5,7 @@ import type { Db, HotPath } from '../../store';
 import type { NewAlias } from '../../store/hotPath';
 import { isUniqueViolation } from '../../core/storeErrors';
 import type { EventLog } from '../events/eventLog';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../../shared/vocabulary';
 
 

@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject, looseString } from '../../core/validation';
-import type { Db, HotPath } from '../../store';
 import type { StoredCredential } from '../../store/hotPath';
+import type { CredentialRepository } from '../../store/repositories';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlToBase64, normaliseCredentialId } from '../../webauthn/encoding';
 import type { AuthenticatorNameOf } from '../metadata/authenticatorNames';
-import { rowsOf, type WebhookOutbox } from '../webhooks/webhookOutbox';
 import { passkeyName } from '../../core/passkeyName';
 
 const NO_AAGUID = '00000000-0000-0000-0000-000000000000';
@@ -57,63 +56,43 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
 
 /** What a `CredentialService` is built from. */
 export interface CredentialServiceDeps {
-  /** Renames only: the hot path has no statement for a write this rare. */
-  db: Db;
-  hot: HotPath;
+  credentials: CredentialRepository;
   events: EventLog;
   authenticatorNames: () => Promise<AuthenticatorNameOf>;
-  webhooks?: WebhookOutbox;
 }
 
 export class CredentialService {
-  private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly credentials: CredentialRepository;
   private readonly events: EventLog;
   private readonly authenticatorNames: () => Promise<AuthenticatorNameOf>;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: CredentialServiceDeps) {
-    this.db = deps.db;
-    this.hot = deps.hot;
+    this.credentials = deps.credentials;
     this.events = deps.events;
     this.authenticatorNames = deps.authenticatorNames;
-    this.webhooks = deps.webhooks;
   }
 
   /** The user's passkeys, oldest first: one read of their rows by the (app, userId) index. */
   async list(appId: string, userId: string) {
-    const [rows, nameOf] = await Promise.all([this.hot.listCredentials(appId, userId), this.authenticatorNames()]);
+    const [rows, nameOf] = await Promise.all([this.credentials.list(appId, userId), this.authenticatorNames()]);
     return rows.map((row) => credentialView(row, nameOf));
   }
 
   /** Renames one of the app's passkeys; an id it does not have is a 404. */
   async update(appId: string, input: z.output<typeof updateCredentialSchema>): Promise<void> {
     const id = credentialIdOf(input.credentialId);
-    const owner = await this.hot.findCredential(appId, id);
-    const where = { tenant: appId, descriptorId: id };
-    const data = { nickname: input.nickname };
-    const deliveries = owner && (await this.webhooks?.deliveriesFor(appId, 'passkey.renamed', { userId: owner.userId, credentialId: id, nickname: input.nickname }));
-    const { count } = deliveries
-      ? await this.db.$transaction(async (tx) => {
-          const renamed = await tx.credential.updateMany({ where, data });
-          if (renamed.count > 0) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-          return renamed;
-        })
-      : await this.db.credential.updateMany({ where, data });
-    if (count === 0) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
-    this.webhooks?.written(deliveries || undefined);
-    this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner?.userId ?? '', performedBy: SYSTEM });
+    const owner = await this.credentials.find(appId, id);
+    const renamed = owner !== undefined && (await this.credentials.rename(appId, id, input.nickname, { type: 'passkey.renamed', data: { userId: owner.userId, credentialId: id, nickname: input.nickname } }));
+    if (!renamed) throw new ApiError('credential_not_found', { detail: 'This app has no passkey with this credentialId.' });
+    this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner.userId, performedBy: SYSTEM });
   }
 
   /** Deleting an id the app does not have changes nothing and is not an error. */
   async delete(appId: string, credentialId: string): Promise<void> {
     const id = credentialIdOf(credentialId);
-    const owner = await this.hot.findCredential(appId, id);
+    const owner = await this.credentials.find(appId, id);
     if (!owner) return;
-    // With the owner's row and, were it their last passkey, the app's user count, in one transaction.
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'passkey.deleted', { userId: owner.userId, credentialId: id });
-    const deleted = await this.hot.deleteCredential(appId, id, owner.userId, deliveries);
-    if (deleted) this.webhooks?.written(deliveries);
+    const deleted = await this.credentials.delete(appId, id, owner.userId, { type: 'passkey.deleted', data: { userId: owner.userId, credentialId: id } });
     if (deleted) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
   }
 }

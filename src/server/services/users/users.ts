@@ -5,7 +5,7 @@ import type { HotPath } from '../../store';
 import type { UserSummary } from '../../store/hotPath';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
-import type { WebhookOutbox } from '../webhooks/webhookOutbox';
+import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 /** The most users one page holds, and the size of the pages an unpaged list is streamed in. */
 export const MAX_USERS_PAGE = 1000;

@@ -6,8 +6,8 @@ import { MAX_PENDING_FOR_REQUESTED_SENDS } from '../../core/webhookEventTypes';
 import type { Db, NewWebhookDelivery } from '../../store';
 import { lockAppRow } from '../../store/lockAppRow';
 import type { Provider } from '../../store/migrate';
-import { rowsOf, type WebhookOutbox } from './webhookOutbox';
-import type { WebhookOutboxQuota } from './webhookOutboxQuota';
+import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
+import type { WebhookOutboxQuota } from '../../store/repositories/webhookOutboxQuota';
 
 const MAX_PAGE = 100;
 /** The ids the service makes; any other text (a path id) names nothing, without asking the database. */

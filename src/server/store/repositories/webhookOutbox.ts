@@ -1,7 +1,7 @@
 import { TtlCache } from '../../core/ttlCache';
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../core/webhookEventTypes';
-import type { Db, NewWebhookDelivery } from '../../store';
+import type { Db, NewWebhookDelivery } from '..';
 import type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 interface Subscription {
@@ -11,6 +11,12 @@ interface Subscription {
 
 /** What an event says; never a secret, a token, or an alias in plain text. */
 export type WebhookData = Record<string, unknown>;
+
+/** The webhook event that reports a change: every repository write that a webhook reports takes one. */
+export interface WebhookEvent {
+  type: WebhookEventType;
+  data: WebhookData;
+}
 
 /** Why deliveries were not queued: an endpoint's pending limit (a test or a replay refused), or the app's outbox quota. */
 export type NotQueuedReason = 'pending_limit' | 'outbox_quota';

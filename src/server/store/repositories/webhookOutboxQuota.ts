@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { TtlCache } from '../../core/ttlCache';
-import type { Db } from '../../store';
+import type { Db } from '..';
 
 /** How long an app's count of pending deliveries is trusted before it is counted again (in the background). */
 const RECOUNT_AFTER_MS = 10_000;
