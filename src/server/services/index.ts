@@ -16,7 +16,6 @@ import { AuthenticatorPolicy } from './authenticators/authenticatorPolicy';
 import { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import { authenticatorNames } from './metadata/authenticatorNames';
 import { DailyReports } from './reporting/dailyReports';
-import { appTotals } from './users/appTotals';
 import { ChallengeStore } from './ceremonies/challenges';
 import { providerNames } from './metadata/providerNames';
 import { CredentialService } from './users/credentials';
@@ -173,7 +172,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     onAppChanged: caches.changed,
   });
   const challenges = new ChallengeStore({ db, hot: store.hot, now, timeoutMs: config.ceremonyTimeoutMs });
-  const aliases = new AliasService({ db, hot: store.hot, events, webhooks: webhookOutbox });
+  const aliases = new AliasService({ aliases: repositories.aliases, events });
   const authConfigs = new AuthConfigService({ db, events, now });
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
@@ -206,7 +205,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     download: options.downloadMetadata,
   });
   const authenticators = new AuthenticatorLists({ db, features, metadata, events, now, webhooks: webhookOutbox });
-  const reports = new DailyReports({ db, totals: (appId) => appTotals(db, store.hot, appId), logger, now });
+  const reports = new DailyReports({ reports: repositories.reports, users: repositories.users, logger, now });
   const background = startBackgroundJobs(
     { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },
     {
@@ -246,7 +245,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
       events,
       authenticatorNames: authenticatorNames(metadata, providerNames(config.aaguidNamesFile)),
     }),
-    users: new UserService({ hot: store.hot, events, webhooks: webhookOutbox }),
+    users: new UserService({ users: repositories.users, events }),
     authConfigs,
     events,
     magicLinks,

@@ -1,10 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { isUniqueViolation } from '../../core/storeErrors';
 import { DAY_MS, utcDateOf, utcDayOf, utcDayOfDate } from '../../core/utcDay';
 import { ciObject } from '../../core/validation';
-import type { Db } from '../../store';
-import type { AppTotals } from '../users/appTotals';
+import type { ReportRepository, UserRepository } from '../../store/repositories';
 
 /** `from` and `to`, both optional and inclusive. */
 export const periodQuerySchema = ciObject({
@@ -15,8 +13,9 @@ export type PeriodQuery = z.output<typeof periodQuerySchema>;
 
 /** What a `DailyReports` is built from. */
 export interface DailyReportsDeps {
-  db: Db;
-  totals: (appId: string) => Promise<AppTotals>;
+  reports: ReportRepository;
+  /** Where the app's totals come from. */
+  users: UserRepository;
   logger: Logger;
   now?: () => number;
 }
@@ -24,20 +23,19 @@ export interface DailyReportsDeps {
 /**
  * One snapshot per app and UTC day, taken by the first sweep after the day ends (sweeps run at
  * start-up and every hour, on every replica). The primary key (app, day) lets exactly one insert
- * win; the others are ignored. Totals come from `appTotals`; daily and weekly active users are the
- * users whose passkeys were last used (signed in, or registered) on the day or the six before it,
- * or since: an index range on (tenant, lastUsedDay, userId), so the cost follows the active users,
- * never all credentials.
+ * win; the others are ignored. Totals come from `UserRepository.totals`; daily and weekly active
+ * users are the users whose passkeys were last used (signed in, or registered) on the day or the
+ * six before it, or since (`ReportRepository.activeUsers`).
  */
 export class DailyReports {
-  private readonly db: Db;
-  private readonly totals: (appId: string) => Promise<AppTotals>;
+  private readonly reports: ReportRepository;
+  private readonly users: UserRepository;
   private readonly logger: Logger;
   private readonly now: () => number;
 
   constructor(deps: DailyReportsDeps) {
-    this.db = deps.db;
-    this.totals = deps.totals;
+    this.reports = deps.reports;
+    this.users = deps.users;
     this.logger = deps.logger;
     this.now = deps.now ?? Date.now;
   }
@@ -47,9 +45,9 @@ export class DailyReports {
     const today = utcDayOf(this.now());
     const day = today - 1;
     const date = utcDateOf(day);
-    const due = await this.db.app.findMany({ where: { createdAt: { lt: new Date(today * DAY_MS) }, dailyReports: { none: { day: date } } }, select: { id: true }, orderBy: { id: 'asc' } });
+    const due = await this.reports.appsWithout(date, new Date(today * DAY_MS));
     let written = 0;
-    for (const { id } of due) {
+    for (const id of due) {
       try {
         if (await this.snapshot(id, day)) written++;
       } catch (error) {
@@ -62,25 +60,12 @@ export class DailyReports {
 
   /** Inserts one app's snapshot of `day`; false when another sweep wrote it first. */
   private async snapshot(appId: string, day: number): Promise<boolean> {
-    const [totals, dailyActiveUsers, weeklyActiveUsers] = await Promise.all([this.totals(appId), this.activeUsers(appId, day), this.activeUsers(appId, day - 6)]);
-    try {
-      await this.db.dailyReport.create({
-        data: { tenant: appId, day: utcDateOf(day), users: totals.users, credentials: totals.credentials, dailyActiveUsers, weeklyActiveUsers, createdAt: new Date(this.now()) },
-      });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
-  }
-
-  /** Users with a passkey last used on `sinceDay` or later. */
-  private async activeUsers(appId: string, sinceDay: number): Promise<number> {
-    return (await this.db.credential.groupBy({ by: ['userId'], where: { tenant: appId, lastUsedDay: { gte: sinceDay } } })).length;
+    const [totals, dailyActiveUsers, weeklyActiveUsers] = await Promise.all([this.users.totals(appId), this.reports.activeUsers(appId, day), this.reports.activeUsers(appId, day - 6)]);
+    return this.reports.insert({ tenant: appId, day: utcDateOf(day), users: totals.users, credentials: totals.credentials, dailyActiveUsers, weeklyActiveUsers, createdAt: new Date(this.now()) });
   }
 
   private rows(appId: string, period: PeriodQuery) {
-    return this.db.dailyReport.findMany({ where: { tenant: appId, day: { gte: period.from, lte: period.to } }, orderBy: { day: 'asc' } });
+    return this.reports.list(appId, period.from, period.to);
   }
 
   /** `GET /reporting/credentials/periodic`. */

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import type { Db, HotPath } from '../../store';
-import type { NewAlias } from '../../store/hotPath';
-import { isUniqueViolation } from '../../core/storeErrors';
+import type { AliasRepository, NewAlias, WebhookEvent } from '../../store/repositories';
 import type { EventLog } from '../events/eventLog';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 import { MAX_ALIAS_LENGTH, MAX_ALIASES } from '../../../shared/vocabulary';
-
 
 /** Aliases as the spec limits them: at most 10, each 1..250 characters; duplicates collapse. */
 export const aliasListSchema = z
@@ -40,63 +36,46 @@ export const aliasConflict = () => new ApiError('alias_conflict', { detail: 'One
 
 /** What an `AliasService` is built from. */
 export interface AliasServiceDeps {
-  db: Db;
-  hot: HotPath;
+  aliases: AliasRepository;
   events: EventLog;
-  webhooks?: WebhookOutbox;
 }
 
 export class AliasService {
-  private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly aliases: AliasRepository;
   private readonly events: EventLog;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: AliasServiceDeps) {
-    this.db = deps.db;
-    this.hot = deps.hot;
+    this.aliases = deps.aliases;
     this.events = deps.events;
-    this.webhooks = deps.webhooks;
   }
 
   /** 409 when any alias belongs to a different user of the app. */
   async assertAvailable(appId: string, userId: string, aliases: string[]): Promise<void> {
     if (aliases.length === 0) return;
-    const taken = await this.db.alias.findFirst({
-      where: { tenant: appId, aliasHash: { in: aliases.map((a) => hashAlias(appId, a)) }, userId: { not: userId } },
-      select: { userId: true },
-    });
-    if (taken) throw aliasConflict();
+    if (await this.aliases.takenByOther(appId, userId, aliases.map((a) => hashAlias(appId, a)))) throw aliasConflict();
   }
 
   /** Replaces the user's whole alias set atomically (with the user's row); a conflict changes nothing. */
   async replace(appId: string, userId: string, aliases: string[], hashing: boolean): Promise<void> {
+    // How many, never which: an alias is often an email address, and may be stored hashed.
+    const report: WebhookEvent = { type: 'aliases.updated', data: { userId, aliasCount: aliases.length } };
     for (let attempt = 1; ; attempt++) {
       await this.assertAvailable(appId, userId, aliases);
-      try {
-        // How many, never which: an alias is often an email address, and may be stored hashed.
-        const deliveries = await this.webhooks?.deliveriesFor(appId, 'aliases.updated', { userId, aliasCount: aliases.length });
-        await this.hot.replaceAliases(appId, userId, newAliases(appId, aliases, hashing), deliveries);
-        this.webhooks?.written(deliveries);
-        // The count only: an alias is often an email address.
-        this.events.record(appId, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
-        return;
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        // Lost a race; against the same user's own replacement only (checked again above), it is worth another go.
-        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
-      }
+      if (await this.aliases.replace(appId, userId, newAliases(appId, aliases, hashing), report)) break;
+      // Lost a race; against the same user's own replacement only (checked again above), it is worth another go.
+      if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
     }
+    // The count only: an alias is often an email address.
+    this.events.record(appId, { type: 'ApiUserSetAliases', message: `The user's aliases were replaced (${aliases.length} now).`, subject: userId, performedBy: userId });
   }
 
   async list(appId: string, userId: string) {
-    const rows = await this.db.alias.findMany({ where: { tenant: appId, userId }, orderBy: { aliasHash: 'asc' } });
+    const rows = await this.aliases.list(appId, userId);
     // Hashed aliases are never shown in plaintext: only their digest.
     return rows.map((row) => ({ userId: row.userId, alias: row.aliasHash, plaintext: row.plaintext }));
   }
 
   async userIdOf(appId: string, alias: string): Promise<string | undefined> {
-    const row = await this.db.alias.findUnique({ where: { tenant_aliasHash: { tenant: appId, aliasHash: hashAlias(appId, alias) } }, select: { userId: true } });
-    return row?.userId;
+    return this.aliases.userIdOf(appId, hashAlias(appId, alias));
   }
 }

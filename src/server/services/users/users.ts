@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { cursorParameter, encodeCursor } from '../../core/pageCursor';
 import { ciObject, queryInt } from '../../core/validation';
-import type { HotPath } from '../../store';
-import type { UserSummary } from '../../store/hotPath';
+import type { UserRepository, UserSummary } from '../../store/repositories';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 /** The most users one page holds, and the size of the pages an unpaged list is streamed in. */
 export const MAX_USERS_PAGE = 1000;
@@ -31,38 +29,34 @@ export type UserView = ReturnType<typeof userView>;
 
 /** What an `UserService` is built from. */
 export interface UserServiceDeps {
-  hot: HotPath;
+  users: UserRepository;
   events: EventLog;
-  webhooks?: WebhookOutbox;
 }
 
 /**
- * The app's users: every userId that holds a passkey or an alias. Each has a row of its own, kept
- * with the passkey and alias rows it counts (see the store's write units), so that counting the
- * users is one read of the app's row and listing them walks that row's key in pages; no request
- * reads more than one page of the app's users.
+ * The app's users: every userId that holds a passkey or an alias (see UserRepository). Counting
+ * them is one read and listing them walks their key in pages; no request reads more than one page
+ * of the app's users.
  */
 export class UserService {
-  private readonly hot: HotPath;
+  private readonly users: UserRepository;
   private readonly events: EventLog;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: UserServiceDeps) {
-    this.hot = deps.hot;
+    this.users = deps.users;
     this.events = deps.events;
-    this.webhooks = deps.webhooks;
   }
 
   /** One page of users in the order of their userId, and the cursor of the next (null at the end). */
   async page(appId: string, after: string | undefined, limit: number = MAX_USERS_PAGE): Promise<{ values: UserView[]; next: string | null }> {
-    const page = await this.hot.usersPage(appId, after ?? '', limit);
+    const page = await this.users.page(appId, after ?? '', limit);
     return { values: page.users.map(userView), next: page.next === null ? null : encodeCursor(page.next) };
   }
 
   /** Every user, a page at a time: the caller holds one page, never the whole list. */
   async *pages(appId: string): AsyncGenerator<UserView[]> {
     for (let after = ''; ; ) {
-      const page = await this.hot.usersPage(appId, after, MAX_USERS_PAGE);
+      const page = await this.users.page(appId, after, MAX_USERS_PAGE);
       if (page.users.length > 0) yield page.users.map(userView);
       if (page.next === null) return;
       after = page.next;
@@ -71,14 +65,12 @@ export class UserService {
 
   /** Users with at least one passkey (the reference's count): kept in the app's row, not counted. */
   count(appId: string): Promise<number> {
-    return this.hot.countUsers(appId);
+    return this.users.count(appId);
   }
 
   /** Removes every credential and alias of the user, atomically. */
   async delete(appId: string, userId: string): Promise<void> {
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'user.deleted', { userId });
-    await this.hot.deleteUser(appId, userId, deliveries);
-    this.webhooks?.written(deliveries);
+    await this.users.delete(appId, userId, { type: 'user.deleted', data: { userId } });
     this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
   }
 }

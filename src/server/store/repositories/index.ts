@@ -1,11 +1,18 @@
 import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
+import { AliasRepository } from './aliases';
 import { CredentialRepository } from './credentials';
+import { ReportRepository } from './reports';
+import { UserRepository } from './users';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
+export type { AliasRepository, StoredAlias } from './aliases';
 export type { CredentialRepository } from './credentials';
+export type { DailyReportRow, ReportRepository } from './reports';
+export type { AppTotals, UserRepository } from './users';
+export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -24,6 +31,9 @@ export interface Repositories {
   outbox: WebhookOutbox;
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
+  users: UserRepository;
+  aliases: AliasRepository;
+  reports: ReportRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -35,5 +45,8 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     outbox,
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
+    users: new UserRepository({ db, hot, outbox }),
+    aliases: new AliasRepository({ db, hot, outbox }),
+    reports: new ReportRepository({ db }),
   };
 }
