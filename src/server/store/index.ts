@@ -77,7 +77,7 @@ export function openStore(databaseUrl: string): Store {
       provider: 'sqlite',
       db: client,
       hot,
-      repositories: (options) => openRepositories({ db: client, hot }, options),
+      repositories: (options) => openRepositories({ db: client, hot, provider: 'sqlite' }, options),
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
@@ -100,7 +100,7 @@ export function openStore(databaseUrl: string): Store {
     provider: 'postgresql',
     db: client as unknown as Db,
     hot,
-    repositories: (options) => openRepositories({ db: client as unknown as Db, hot }, options),
+    repositories: (options) => openRepositories({ db: client as unknown as Db, hot, provider: 'postgresql' }, options),
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');

@@ -1,13 +1,20 @@
 import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
+import type { Provider } from '../migrate';
 import { CredentialRepository } from './credentials';
+import { WebhookDeliveryRepository } from './webhookDeliveries';
+import { WebhookEndpointRepository } from './webhookEndpoints';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { CredentialRepository } from './credentials';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
+export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
+export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome } from './webhookDeliveries';
+export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
+export type { WebhookAttemptRow } from '../recordWebhookAttempts';
 
 /** What the repositories take from the service's configuration. */
 export interface RepositoryOptions {
@@ -24,16 +31,21 @@ export interface Repositories {
   outbox: WebhookOutbox;
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  /** The outbox's rows: the worker's claims and records, the delivery log, test events and replays. */
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 
 /** The repositories over one open store's connections. */
-export function openRepositories(parts: { db: Db; hot: HotPath }, options: RepositoryOptions): Repositories {
-  const { db, hot } = parts;
+export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider }, options: RepositoryOptions): Repositories {
+  const { db, hot, provider } = parts;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
   const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
   return {
     outbox,
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
+    webhookEndpoints: new WebhookEndpointRepository({ db, provider }),
+    webhookDeliveries: new WebhookDeliveryRepository({ db, provider, outbox, quota: outboxQuota }),
   };
 }
