@@ -258,7 +258,8 @@ async function tokenKeys([action]: string[]): Promise<void> {
     await store.migrate();
     // The token keys' counts stay at the top, as before webhooks; the webhook secrets' beside them.
     const report = await rewrapTokenKeys(store.db, config.tokenKeyEncryption);
-    const webhookSecrets = await resealWebhookSecrets(store.db, config.tokenKeyEncryption);
+    const { webhookEndpoints } = store.repositories({ now: Date.now, outboxQuota: config.webhookDelivery.outboxQuota, logger: createLogger(config.logLevel) });
+    const webhookSecrets = await resealWebhookSecrets(webhookEndpoints, config.tokenKeyEncryption);
     print({ ...report, webhookSecrets });
     if (report.unreadable.length > 0 || webhookSecrets.unreadable.length > 0) {
       process.stderr.write('some token keys or webhook secrets open with none of the configured keys: set TOKEN_KEY_ENCRYPTION_KEY_PREVIOUS to the key they were wrapped with\n');

@@ -14,6 +14,7 @@ import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../su
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 import { givenUsers } from '../support/webhookUsers';
 import { claimWebhookDeliveries } from '../../src/server/store';
+import { WebhookEndpointRepository } from '../../src/server/store/repositories/webhookEndpoints';
 
 warnIfPostgresSkipped();
 
@@ -575,8 +576,9 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     clock.now += 86_400_001;
 
     const rotation = { current: keks.second, previous: [keks.first] };
-    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 1, unchanged: 0, cleared: 1, unreadable: [] });
-    expect(await resealWebhookSecrets(svc.services.store.db, rotation, clock.now)).toEqual({ rewrapped: 0, unchanged: 1, cleared: 0, unreadable: [] });
+    const endpoints = new WebhookEndpointRepository({ db: svc.services.store.db, provider: svc.services.store.provider });
+    expect(await resealWebhookSecrets(endpoints, rotation, clock.now)).toEqual({ rewrapped: 1, unchanged: 0, cleared: 1, unreadable: [] });
+    expect(await resealWebhookSecrets(endpoints, rotation, clock.now)).toEqual({ rewrapped: 0, unchanged: 1, cleared: 0, unreadable: [] });
 
     // The first key gone, the endpoint signs with its current secret alone.
     await svc.close();

@@ -130,7 +130,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   });
   const incarnations = new AppIncarnations();
   const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
-  const { outbox: webhookOutbox, outboxQuota: webhookQuota } = repositories;
+  const { outbox: webhookOutbox } = repositories;
   const failedKeyUses = new FailedKeyUses({ events, logger, now });
   const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });
   const tokens = new TokenService({ db, now, incarnations, encryption: config.tokenKeyEncryption });
@@ -140,8 +140,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     logger,
   );
   const webhooks = new WebhookEndpointService({
-    db,
-    provider: store.provider,
+    endpoints: repositories.webhookEndpoints,
     policy: config.webhooks,
     encryption: config.tokenKeyEncryption,
     changed: caches.changed,
@@ -149,8 +148,8 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     lookup: options.webhooks?.lookup,
   });
   const webhookWorker = new WebhookDeliveryWorker({
-    db,
-    provider: store.provider,
+    deliveries: repositories.webhookDeliveries,
+    endpoints: repositories.webhookEndpoints,
     policy: config.webhooks,
     encryption: config.tokenKeyEncryption,
     endpointDisabled: caches.changed,
@@ -256,7 +255,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
-    webhookDeliveries: new WebhookDeliveryLog({ db, provider: store.provider, outbox: webhookOutbox, quota: webhookQuota }),
+    webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints }),
     mailer,
     storageHealth: new StorageHealth(store, config.databaseUrl),
     redis,

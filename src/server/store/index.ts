@@ -44,7 +44,7 @@ export interface Store {
   /** The statements of every sign-in, verify and registration, prepared once on the driver. */
   hot: HotPath;
   /** The repositories over this store's connections, for the services (made once per process, by `createServices`). */
-  repositories(options: RepositoryOptions): Repositories;
+  repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   /** One round trip to the database, for health checks. */
@@ -77,7 +77,7 @@ export function openStore(databaseUrl: string): Store {
       provider: 'sqlite',
       db: client,
       hot,
-      repositories: (options) => openRepositories({ db: client, hot }, options),
+      repositories,
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
@@ -100,7 +100,7 @@ export function openStore(databaseUrl: string): Store {
     provider: 'postgresql',
     db: client as unknown as Db,
     hot,
-    repositories: (options) => openRepositories({ db: client as unknown as Db, hot }, options),
+    repositories,
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');
@@ -113,6 +113,11 @@ export function openStore(databaseUrl: string): Store {
       if (!pool.ended) await pool.end();
     },
   };
+}
+
+/** A store's repositories over its own connections (`this`: so that a store copied with wrapped connections, as tests do to count statements, gets repositories over those). */
+function repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories {
+  return openRepositories({ db: this.db, hot: this.hot, provider: this.provider }, options);
 }
 
 async function appliedMigrations(client: { $queryRawUnsafe<T>(sql: string): Promise<T> }): Promise<string[]> {

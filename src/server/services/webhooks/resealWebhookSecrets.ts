@@ -1,4 +1,4 @@
-import type { Db } from '../../store';
+import type { WebhookEndpointRepository } from '../../store/repositories';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { openWebhookSecret, sealWebhookSecret } from './webhookSecretSealing';
 import { sealingKeyIdOf } from '../../core/keyEncryptionKeySealing';
@@ -23,14 +23,13 @@ const MAX_TRIES = 3;
  * needed. An endpoint is replaced only if it is still what was read (a secret rotation in between
  * copies the old stored secret into previousSecret, so the endpoint is read and done again).
  */
-export async function resealWebhookSecrets(db: Db, encryption: TokenKeyEncryption, now = Date.now()): Promise<ResealReport> {
+export async function resealWebhookSecrets(endpoints: WebhookEndpointRepository, encryption: TokenKeyEncryption, now = Date.now()): Promise<ResealReport> {
   const current = encryption.current;
   if (!current) throw new Error('TOKEN_KEY_ENCRYPTION_KEY is not set: there is nothing to seal the webhook secrets with');
   const report: ResealReport = { rewrapped: 0, unchanged: 0, cleared: 0, unreadable: [] };
-  const endpoints = await db.webhookEndpoint.findMany({ select: { tenant: true, id: true }, orderBy: [{ tenant: 'asc' }, { id: 'asc' }] });
-  for (const { tenant, id } of endpoints) {
+  for (const { tenant, id } of await endpoints.everyEndpoint()) {
     for (let tries = 1; ; tries++) {
-      const row = await db.webhookEndpoint.findFirst({ where: { tenant, id }, select: { secret: true, previousSecret: true, previousSecretExpiresAt: true } });
+      const row = await endpoints.secretsOf(tenant, id);
       if (!row) break; // deleted meanwhile
       const outcome: ResealReport = { rewrapped: 0, unchanged: 0, cleared: 0, unreadable: [] };
       const reseal = (stored: string, name: string): string => {
@@ -51,13 +50,7 @@ export async function resealWebhookSecrets(db: Db, encryption: TokenKeyEncryptio
       if (row.previousSecret !== null && !previousLive) outcome.cleared += 1;
       const previousSecret = previousLive ? reseal(row.previousSecret!, `${tenant}/${id}/previous`) : null;
       const changed = secret !== row.secret || previousSecret !== row.previousSecret;
-      const { count } = changed
-        ? await db.webhookEndpoint.updateMany({
-            where: { tenant, id, secret: row.secret, previousSecret: row.previousSecret },
-            data: { secret, previousSecret, ...(previousSecret === null ? { previousSecretExpiresAt: null } : {}) },
-          })
-        : { count: 1 };
-      if (count === 1) {
+      if (!changed || (await endpoints.replaceSecrets(tenant, id, row, secret, previousSecret))) {
         report.rewrapped += outcome.rewrapped;
         report.unchanged += outcome.unchanged;
         report.cleared += outcome.cleared;

@@ -1,13 +1,8 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import { takeTurns } from '../../core/takeTurns';
 import { ciObject, queryInt } from '../../core/validation';
 import { MAX_PENDING_FOR_REQUESTED_SENDS } from '../../core/webhookEventTypes';
-import type { Db, NewWebhookDelivery } from '../../store';
-import { lockAppRow } from '../../store/lockAppRow';
-import type { Provider } from '../../store/migrate';
-import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
-import type { WebhookOutboxQuota } from '../../store/repositories/webhookOutboxQuota';
+import type { RequestedSend, WebhookDeliveryRepository, WebhookEndpointRepository } from '../../store/repositories';
 
 const MAX_PAGE = 100;
 /** The ids the service makes; any other text (a path id) names nothing, without asking the database. */
@@ -28,11 +23,8 @@ export const redeliverSchema = ciObject({ deliveryId: id('delivery') });
 
 /** What a `WebhookDeliveryLog` is built from. */
 export interface WebhookDeliveryLogDeps {
-  db: Db;
-  /** Which database: the checks and the write hold the app's row on PostgreSQL. */
-  provider: Provider;
-  outbox: WebhookOutbox;
-  quota: WebhookOutboxQuota;
+  deliveries: WebhookDeliveryRepository;
+  endpoints: WebhookEndpointRepository;
 }
 
 /**
@@ -40,33 +32,21 @@ export interface WebhookDeliveryLogDeps {
  * state, next try and every attempt (status or error, duration); a delivery sent again on request,
  * and a test event. What is sent on request is bounded: per app by the rate limit on the two routes
  * (http/middleware/rateLimits.ts), per endpoint by its pending deliveries, and by the app's outbox
- * quota.
+ * quota (both checked where the delivery is written, behind the app's lock).
  */
 export class WebhookDeliveryLog {
-  /** One app's requested sends, one at a time in this process (the app's row lock serialises them across replicas). */
-  private readonly inTurn = takeTurns();
-
-  private readonly db: Db;
-  private readonly provider: Provider;
-  private readonly outbox: WebhookOutbox;
-  private readonly quota: WebhookOutboxQuota;
+  private readonly deliveries: WebhookDeliveryRepository;
+  private readonly endpoints: WebhookEndpointRepository;
 
   constructor(deps: WebhookDeliveryLogDeps) {
-    this.db = deps.db;
-    this.provider = deps.provider;
-    this.outbox = deps.outbox;
-    this.quota = deps.quota;
+    this.deliveries = deps.deliveries;
+    this.endpoints = deps.endpoints;
   }
 
   /** The endpoint's latest deliveries, newest first, each with its attempts, oldest first. */
   async list(appId: string, endpointId: string, limit = 20) {
     await this.assertEndpoint(appId, endpointId);
-    const deliveries = await this.db.webhookDelivery.findMany({
-      where: { tenant: appId, endpointId },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-      include: { attemptLog: { orderBy: { at: 'asc' }, select: { at: true, status: true, error: true, durationMs: true } } },
-    });
+    const deliveries = await this.deliveries.list(appId, endpointId, limit);
     return deliveries.map((d) => ({
       id: d.id,
       webhookId: d.webhookId ?? d.id,
@@ -89,57 +69,32 @@ export class WebhookDeliveryLog {
    */
   async redeliver(appId: string, deliveryId: string): Promise<{ id: string; webhookId: string }> {
     if (!DELIVERY_ID.test(deliveryId)) throw new ApiError('webhook_delivery_not_found');
-    const original = await this.db.webhookDelivery.findFirst({ where: { tenant: appId, id: deliveryId }, select: { endpointId: true, eventType: true, payload: true, webhookId: true } });
+    const original = await this.deliveries.toReplay(appId, deliveryId);
     if (!original) throw new ApiError('webhook_delivery_not_found');
     await this.assertEndpoint(appId, original.endpointId);
-    // The body as it was first sent (its timestamp is when the event happened); a replay of a replay keeps the first id.
-    const [fresh] = this.outbox.deliveriesTo(appId, [original.endpointId], original.eventType, {});
-    const copy = { ...fresh, payload: original.payload, webhookId: original.webhookId ?? deliveryId };
-    await this.queue(appId, copy);
-    return { id: copy.id, webhookId: copy.webhookId };
+    return queuedOrRefused(await this.deliveries.replay(appId, deliveryId, original));
   }
 
   /** A `webhook.test` event to the endpoint, whatever it subscribes to. */
   async sendTest(appId: string, endpointId: string): Promise<{ id: string; webhookId: string }> {
     await this.assertEndpoint(appId, endpointId);
-    const [delivery] = this.outbox.deliveriesTo(appId, [endpointId], 'webhook.test', { endpointId });
-    await this.queue(appId, delivery);
-    return { id: delivery.id, webhookId: delivery.id };
-  }
-
-  /**
-   * Writes a delivery asked for (a test, a replay) if its endpoint has fewer than 100 pending and
-   * the app is under its outbox quota: checked and written in one transaction that holds the app's
-   * row (PostgreSQL; SQLite's connection runs one at a time), so concurrent requests take turns and
-   * none passes a limit. In this process they take turns before the transaction, so that a burst
-   * waits here and not on pooled connections.
-   */
-  private async queue(appId: string, delivery: NewWebhookDelivery): Promise<void> {
-    await this.inTurn(appId, () => this.write(appId, delivery));
-    this.outbox.written([delivery]);
-  }
-
-  private async write(appId: string, delivery: NewWebhookDelivery): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      await lockAppRow(tx, this.provider, appId);
-      const waiting = await tx.webhookDelivery.count({ where: { endpointId: delivery.endpointId, state: 'pending', tenant: appId } });
-      if (waiting >= MAX_PENDING_FOR_REQUESTED_SENDS) {
-        this.outbox.notQueued('pending_limit', 1);
-        throw new ApiError('webhook_pending_limit_reached', {
-          detail: `The endpoint has ${waiting} pending deliveries; a test event or a replay is queued only while it has fewer than ${MAX_PENDING_FOR_REQUESTED_SENDS}. They go first: see GET /webhooks/deliveries.`,
-        });
-      }
-      if ((await this.quota.pendingOf(appId, tx)) >= this.quota.limit) {
-        this.outbox.notQueued('outbox_quota', 1);
-        throw new ApiError('webhook_outbox_quota_exceeded', {
-          detail: `The app has ${this.quota.limit} pending deliveries, as many as it may (WEBHOOK_OUTBOX_QUOTA); new ones are queued once they are sent or given up.`,
-        });
-      }
-      await tx.webhookDelivery.createMany({ data: rowsOf([delivery]) });
-    });
+    return queuedOrRefused(await this.deliveries.sendTest(appId, endpointId, { endpointId }));
   }
 
   private async assertEndpoint(appId: string, endpointId: string): Promise<void> {
-    if (!ENDPOINT_ID.test(endpointId) || !(await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id: endpointId }, select: { id: true } }))) throw new ApiError('webhook_not_found');
+    if (!ENDPOINT_ID.test(endpointId) || !(await this.endpoints.exists(appId, endpointId))) throw new ApiError('webhook_not_found');
   }
+}
+
+/** A delivery asked for: its ids, or why it was not queued (the endpoint's pending limit, the app's outbox quota). */
+function queuedOrRefused(sent: RequestedSend): { id: string; webhookId: string } {
+  if (sent.queued) return { id: sent.id, webhookId: sent.webhookId };
+  if (sent.reason === 'pending_limit') {
+    throw new ApiError('webhook_pending_limit_reached', {
+      detail: `The endpoint has ${sent.pending} pending deliveries; a test event or a replay is queued only while it has fewer than ${MAX_PENDING_FOR_REQUESTED_SENDS}. They go first: see GET /webhooks/deliveries.`,
+    });
+  }
+  throw new ApiError('webhook_outbox_quota_exceeded', {
+    detail: `The app has ${sent.quota} pending deliveries, as many as it may (WEBHOOK_OUTBOX_QUOTA); new ones are queued once they are sent or given up.`,
+  });
 }

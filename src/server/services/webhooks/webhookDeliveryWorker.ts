@@ -4,8 +4,14 @@ import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { TtlCache } from '../../core/ttlCache';
-import { claimWebhookDeliveries, insertWebhookAttempts, markWebhookDeliveriesDelivered, renewWebhookClaims, type ClaimedDelivery, type Db, type WebhookAttemptRow } from '../../store';
-import type { Provider } from '../../store/migrate';
+import type {
+  ClaimedDelivery,
+  StoredWebhookEndpoint,
+  WebhookAttemptRow,
+  WebhookDeliveryOutcome,
+  WebhookDeliveryRepository,
+  WebhookEndpointRepository,
+} from '../../store/repositories';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
@@ -41,7 +47,7 @@ export interface WebhookWorkerOptions {
   lookup?: AddressLookup;
 }
 
-type WebhookEndpoint = NonNullable<Awaited<ReturnType<Db['webhookEndpoint']['findFirst']>>>;
+type WebhookEndpoint = StoredWebhookEndpoint;
 
 const ATTEMPT_RETENTION_MS = 30 * 86_400_000;
 
@@ -61,8 +67,10 @@ interface Run {
 
 /** What a `WebhookDeliveryWorker` is built from. */
 export interface WebhookDeliveryWorkerDeps {
-  db: Db;
-  provider: Provider;
+  /** The outbox's rows: claims, leases, attempts and states. */
+  deliveries: WebhookDeliveryRepository;
+  /** The endpoints sent to. */
+  endpoints: WebhookEndpointRepository;
   policy: WebhookDestinationPolicy;
   encryption: TokenKeyEncryption;
   /** An endpoint was disabled here (a 410): its app's cached subscriptions go everywhere. */
@@ -113,8 +121,8 @@ export class WebhookDeliveryWorker {
   private stopped = false;
   private readonly outcomeListeners = new Set<(outcome: DeliveryOutcome) => void>();
 
-  private readonly db: Db;
-  private readonly provider: Provider;
+  private readonly deliveries: WebhookDeliveryRepository;
+  private readonly endpoints: WebhookEndpointRepository;
   private readonly policy: WebhookDestinationPolicy;
   private readonly encryption: TokenKeyEncryption;
   private readonly endpointDisabled: (appId: string) => void;
@@ -122,8 +130,8 @@ export class WebhookDeliveryWorker {
   private readonly options: WebhookWorkerOptions;
 
   constructor(deps: WebhookDeliveryWorkerDeps) {
-    this.db = deps.db;
-    this.provider = deps.provider;
+    this.deliveries = deps.deliveries;
+    this.endpoints = deps.endpoints;
     this.policy = deps.policy;
     this.encryption = deps.encryption;
     this.endpointDisabled = deps.endpointDisabled;
@@ -203,9 +211,7 @@ export class WebhookDeliveryWorker {
 
   /** Retention: attempts and finished deliveries after 30 days, and deliveries whose endpoint is gone. */
   async sweep(): Promise<void> {
-    const before = new Date(this.now() - ATTEMPT_RETENTION_MS);
-    await this.db.webhookAttempt.deleteMany({ where: { at: { lt: before } } });
-    await this.db.webhookDelivery.deleteMany({ where: { state: { in: ['delivered', 'failed'] }, createdAt: { lt: before } } });
+    await this.deliveries.sweep(new Date(this.now() - ATTEMPT_RETENTION_MS));
   }
 
   /** Claims for the free slots now: one claim at a time, and one more after it when asked for meanwhile (a nudge, a run that ended). */
@@ -232,7 +238,7 @@ export class WebhookDeliveryWorker {
     if (free <= 0) return { runs: [], claimed: 0 };
     const now = this.now();
     const leaseUntil = now + this.leaseMs;
-    const claimed = await claimWebhookDeliveries(this.db, this.provider, {
+    const claimed = await this.deliveries.claim({
       now,
       leaseUntil,
       workerId: this.workerId,
@@ -250,7 +256,7 @@ export class WebhookDeliveryWorker {
       if (run) run.push(delivery);
       else byEndpoint.set(delivery.endpointId, [delivery]);
     }
-    const endpoints = await this.db.webhookEndpoint.findMany({ where: { id: { in: [...byEndpoint.keys()] } } });
+    const endpoints = await this.endpoints.withIds([...byEndpoint.keys()]);
     this.agents.forgetIdle(now);
     const runs: Run[] = [];
     for (const [endpointId, deliveries] of byEndpoint) {
@@ -289,7 +295,7 @@ export class WebhookDeliveryWorker {
     const runs = [...this.runs.values()];
     const leaseUntil = this.now() + this.leaseMs;
     try {
-      await renewWebhookClaims(this.db, this.provider, this.workerId, leaseUntil, runs.flatMap((run) => run.ids));
+      await this.deliveries.renew(this.workerId, leaseUntil, runs.flatMap((run) => run.ids));
       for (const run of runs) run.leaseUntil = Math.max(run.leaseUntil, leaseUntil);
     } catch (error) {
       this.logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, 'webhook claims not renewed');
@@ -309,11 +315,11 @@ export class WebhookDeliveryWorker {
     const tenant = run[0].tenant;
     if (!endpoint) {
       // Written by a replica that had not yet heard of the endpoint's deletion.
-      await this.db.webhookDelivery.deleteMany({ where: { id: { in: run.map((d) => d.id) }, tenant } });
+      await this.deliveries.deleteOrphans(tenant, run.map((d) => d.id));
       return;
     }
     if (!endpoint.enabled) {
-      await this.finishMany(run, { state: 'failed', lastError: 'the endpoint is disabled', leaseUntil: null, claimedBy: null }, []);
+      await this.finishMany(run, { state: 'failed', lastError: 'the endpoint is disabled' }, []);
       for (const _ of run) this.report('failed');
       return;
     }
@@ -407,14 +413,7 @@ export class WebhookDeliveryWorker {
    */
   private async release(deliveries: Claimed[], yielded = false): Promise<void> {
     if (deliveries.length === 0) return;
-    if (yielded) {
-      const now = new Date(this.now());
-      await this.db.webhookDelivery.updateMany({ where: { id: deliveries[0].id, tenant: deliveries[0].tenant, claimedBy: this.workerId, nextAttemptAt: { lt: now } }, data: { nextAttemptAt: now } });
-    }
-    await this.db.webhookDelivery.updateMany({
-      where: { id: { in: deliveries.map((d) => d.id) }, tenant: deliveries[0].tenant, claimedBy: this.workerId },
-      data: { leaseUntil: null, claimedBy: null },
-    });
+    await this.deliveries.release(deliveries[0].tenant, this.workerId, deliveries.map((d) => d.id), yielded ? new Date(this.now()) : undefined);
   }
 
   /**
@@ -429,25 +428,15 @@ export class WebhookDeliveryWorker {
     const now = this.now();
     const tenant = delivered[0].delivery.tenant;
     const attempts = delivered.map(({ delivery, response }) => ({ id: timeOrderedUuid(now), tenant, deliveryId: delivery.id, at: now, status: response.status, error: null, durationMs: response.durationMs }));
-    await this.writeAttempts(attempts);
+    await this.deliveries.recordAttempts(attempts);
     const byStatus = new Map<number, string[]>();
     for (const { delivery, response } of delivered) {
       const ids = byStatus.get(response.status);
       if (ids) ids.push(delivery.id);
       else byStatus.set(response.status, [delivery.id]);
     }
-    for (const [status, ids] of byStatus) await markWebhookDeliveriesDelivered(this.db, this.provider, tenant, this.workerId, status, ids);
+    for (const [status, ids] of byStatus) await this.deliveries.markDelivered(tenant, this.workerId, status, ids);
     for (const _ of delivered) this.report('delivered');
-  }
-
-  /** Attempt rows; one whose delivery is gone meanwhile (its endpoint was deleted) is left out. */
-  private async writeAttempts(attempts: WebhookAttemptRow[]): Promise<void> {
-    try {
-      await insertWebhookAttempts(this.db, this.provider, attempts);
-    } catch {
-      const existing = new Set((await this.db.webhookDelivery.findMany({ where: { id: { in: attempts.map((a) => a.deliveryId) }, tenant: attempts[0].tenant }, select: { id: true } })).map((d) => d.id));
-      await insertWebhookAttempts(this.db, this.provider, attempts.filter((a) => existing.has(a.deliveryId)));
-    }
   }
 
   private async record(delivery: Claimed, endpointId: string, response: WebhookResponse, reachable: boolean): Promise<void> {
@@ -456,15 +445,10 @@ export class WebhookDeliveryWorker {
     const status = 'status' in response ? response.status : null;
     const error = 'error' in response ? response.error : null;
     const attempt: WebhookAttemptRow = { id: timeOrderedUuid(now), tenant: delivery.tenant, deliveryId: delivery.id, at: now, status, error, durationMs: response.durationMs };
-    const common = { attempts, lastStatus: status, lastError: error, leaseUntil: null, claimedBy: null };
+    const common = { attempts, lastStatus: status, lastError: error };
     if (status === 410) {
-      // The receiver says the endpoint is gone for good: stop sending to it at all.
-      await this.db.$transaction(async (tx) => {
-        await tx.webhookAttempt.create({ data: { ...attempt, at: new Date(attempt.at) } });
-        await tx.webhookDelivery.updateMany({ where: { id: delivery.id, tenant: delivery.tenant, claimedBy: this.workerId }, data: { ...common, state: 'failed' } });
-        await tx.webhookEndpoint.updateMany({ where: { id: endpointId, tenant: delivery.tenant }, data: { enabled: false, disabledReason: `The receiver answered 410 Gone on ${new Date(now).toISOString()}.` } });
-        await tx.webhookDelivery.updateMany({ where: { endpointId, tenant: delivery.tenant, state: 'pending' }, data: { state: 'failed', lastError: 'the endpoint was disabled (410 Gone)', leaseUntil: null, claimedBy: null } });
-      });
+      // The receiver says the endpoint is gone for good: stop sending to it at all (its pending deliveries fail with it).
+      await this.deliveries.recordGone(attempt, { ...common, state: 'failed' }, this.workerId, endpointId, `The receiver answered 410 Gone on ${new Date(now).toISOString()}.`);
       this.endpointDisabled(delivery.tenant);
       this.report('gone');
       return;
@@ -479,15 +463,10 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * The deliveries' new state, then the attempts of those this worker still held (plain statements,
-   * as in recordDelivered; a crash between the two loses an attempt's log line, not a delivery).
+   * The deliveries' new state (unclaimed), then the attempts of those this worker still held (plain
+   * statements, as in recordDelivered; a crash between the two loses an attempt's log line, not a delivery).
    */
-  private async finishMany(deliveries: Claimed[], data: Record<string, unknown>, attempts: WebhookAttemptRow[]): Promise<void> {
-    const tenant = deliveries[0].tenant;
-    const held = (await this.db.webhookDelivery.findMany({ where: { id: { in: deliveries.map((d) => d.id) }, tenant, claimedBy: this.workerId }, select: { id: true } })).map((d) => d.id);
-    if (held.length === 0) return;
-    const { count } = await this.db.webhookDelivery.updateMany({ where: { id: { in: held }, tenant, claimedBy: this.workerId }, data });
-    const kept = attempts.filter((a) => held.includes(a.deliveryId));
-    if (count > 0 && kept.length > 0) await this.writeAttempts(kept);
+  private async finishMany(deliveries: Claimed[], outcome: WebhookDeliveryOutcome, attempts: WebhookAttemptRow[]): Promise<void> {
+    await this.deliveries.finish(deliveries[0].tenant, this.workerId, deliveries.map((d) => d.id), outcome, attempts);
   }
 }

@@ -5,9 +5,7 @@ import { ApiError } from '../../core/apiError';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { ciObject, looseBoolean } from '../../core/validation';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../../core/webhookEventTypes';
-import type { Db } from '../../store';
-import { lockAppRow } from '../../store/lockAppRow';
-import type { Provider } from '../../store/migrate';
+import type { WebhookEndpointRepository, WebhookEndpointRow } from '../../store/repositories';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { newWebhookSecret } from './newWebhookSecret';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
@@ -37,19 +35,8 @@ export const webhookIdSchema = ciObject({ id: webhookId });
 /** The management API names the endpoint in its path; its body holds the rest of an update. */
 export const adminUpdateWebhookSchema = ciObject({ url: url.optional(), eventTypes: eventTypes.optional(), description: description.optional(), enabled: looseBoolean().optional() });
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  eventTypes: string;
-  description: string;
-  enabled: boolean;
-  disabledReason: string | null;
-  previousSecretExpiresAt: Date | null;
-  createdAt: Date;
-}
-
 /** An endpoint as the APIs answer it: never its secret. */
-export function webhookView(row: EndpointRow, now: number) {
+export function webhookView(row: WebhookEndpointRow, now: number) {
   return {
     id: row.id,
     url: row.url,
@@ -67,13 +54,10 @@ export type WebhookView = ReturnType<typeof webhookView>;
 const notFound = () => new ApiError('webhook_not_found');
 /** What `create` makes; anything else (a path id of any text) is no endpoint, without asking the database. */
 const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
-const VIEW_FIELDS = { id: true, url: true, eventTypes: true, description: true, enabled: true, disabledReason: true, previousSecretExpiresAt: true, createdAt: true } as const;
 
 /** What a `WebhookEndpointService` is built from. */
 export interface WebhookEndpointServiceDeps {
-  db: Db;
-  /** Which database: the count that keeps the limit locks the app's row first on PostgreSQL. */
-  provider: Provider;
+  endpoints: WebhookEndpointRepository;
   policy: WebhookDestinationPolicy;
   encryption: TokenKeyEncryption;
   /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
@@ -88,8 +72,7 @@ export interface WebhookEndpointServiceDeps {
  * rotation) and stored sealed. Every change drops the app's cached subscriptions everywhere.
  */
 export class WebhookEndpointService {
-  private readonly db: Db;
-  private readonly provider: Provider;
+  private readonly endpoints: WebhookEndpointRepository;
   private readonly policy: WebhookDestinationPolicy;
   private readonly encryption: TokenKeyEncryption;
   private readonly changed: (appId: string) => void;
@@ -97,8 +80,7 @@ export class WebhookEndpointService {
   private readonly lookup?: AddressLookup;
 
   constructor(deps: WebhookEndpointServiceDeps) {
-    this.db = deps.db;
-    this.provider = deps.provider;
+    this.endpoints = deps.endpoints;
     this.policy = deps.policy;
     this.encryption = deps.encryption;
     this.changed = deps.changed;
@@ -108,11 +90,11 @@ export class WebhookEndpointService {
 
   /** For the management API and the CLI, which name the app: 404 app_not_found when there is none. */
   async assertApp(appId: string): Promise<void> {
-    if (!APP_ID_PATTERN.test(appId) || !(await this.db.app.findUnique({ where: { id: appId }, select: { id: true } }))) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+    if (!APP_ID_PATTERN.test(appId) || !(await this.endpoints.appExists(appId))) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
   }
 
   async list(appId: string): Promise<WebhookView[]> {
-    const rows = await this.db.webhookEndpoint.findMany({ where: { tenant: appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: VIEW_FIELDS });
+    const rows = await this.endpoints.list(appId);
     return rows.map((row) => webhookView(row, this.now()));
   }
 
@@ -120,27 +102,22 @@ export class WebhookEndpointService {
     await this.assertDestination(input.url);
     const id = `ep_${randomBytes(12).toString('hex')}`;
     const secret = newWebhookSecret();
-    const row = await this.db.$transaction(async (tx) => {
-      // Counted in the transaction that adds one, behind a lock on the app's row: creates for one
-      // app take turns, so concurrent ones cannot all find room.
-      await lockAppRow(tx, this.provider, appId);
-      if ((await tx.webhookEndpoint.count({ where: { tenant: appId } })) >= MAX_WEBHOOK_ENDPOINTS) {
-        throw new ApiError('webhook_limit_reached', { detail: `An app may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.` });
-      }
-      return tx.webhookEndpoint.create({
-        data: {
-          id,
-          tenant: appId,
-          url: input.url,
-          eventTypes: JSON.stringify(input.eventTypes),
-          description: input.description ?? '',
-          enabled: input.enabled ?? true,
-          secret: sealWebhookSecret(secret, this.encryption, appId, id),
-          createdAt: new Date(this.now()),
-        },
-        select: VIEW_FIELDS,
-      });
-    });
+    const row = await this.endpoints.create(
+      appId,
+      {
+        id,
+        url: input.url,
+        eventTypes: JSON.stringify(input.eventTypes),
+        description: input.description ?? '',
+        enabled: input.enabled ?? true,
+        secret: sealWebhookSecret(secret, this.encryption, appId, id),
+        createdAt: new Date(this.now()),
+      },
+      MAX_WEBHOOK_ENDPOINTS,
+    );
+    if (row === 'limit_reached') {
+      throw new ApiError('webhook_limit_reached', { detail: `An app may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.` });
+    }
     this.changed(appId);
     return { ...webhookView(row, this.now()), secret };
   }
@@ -148,28 +125,16 @@ export class WebhookEndpointService {
   async update(appId: string, id: string, input: z.output<typeof adminUpdateWebhookSchema>): Promise<WebhookView> {
     if (!ENDPOINT_ID.test(id)) throw notFound();
     if (input.url !== undefined) await this.assertDestination(input.url);
-    const data = {
-      ...(input.url === undefined ? {} : { url: input.url }),
-      ...(input.eventTypes === undefined ? {} : { eventTypes: JSON.stringify(input.eventTypes) }),
-      ...(input.description === undefined ? {} : { description: input.description }),
-      // Enabled again by the app: whatever disabled it is behind it.
-      ...(input.enabled === undefined ? {} : { enabled: input.enabled, disabledReason: null }),
-    };
-    const { count } = await this.db.webhookEndpoint.updateMany({ where: { tenant: appId, id }, data });
-    if (count === 0) throw notFound();
+    const eventTypes = input.eventTypes === undefined ? undefined : JSON.stringify(input.eventTypes);
+    if (!(await this.endpoints.update(appId, id, { url: input.url, eventTypes, description: input.description, enabled: input.enabled }))) throw notFound();
     this.changed(appId);
-    return webhookView((await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: VIEW_FIELDS })) ?? throwNotFound(), this.now());
+    return webhookView((await this.endpoints.find(appId, id)) ?? throwNotFound(), this.now());
   }
 
   /** The endpoint and every delivery to it. */
   async delete(appId: string, id: string): Promise<void> {
     if (!ENDPOINT_ID.test(id)) throw notFound();
-    const deleted = await this.db.$transaction(async (tx) => {
-      const { count } = await tx.webhookEndpoint.deleteMany({ where: { tenant: appId, id } });
-      if (count > 0) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, endpointId: id } });
-      return count;
-    });
-    if (deleted === 0) throw notFound();
+    if (!(await this.endpoints.delete(appId, id))) throw notFound();
     this.changed(appId);
   }
 
@@ -178,16 +143,8 @@ export class WebhookEndpointService {
     if (!ENDPOINT_ID.test(id)) throw notFound();
     const secret = newWebhookSecret();
     const previousSecretExpiresAt = new Date(this.now() + PREVIOUS_SECRET_LIFETIME_MS);
-    const rotated = await this.db.$transaction(async (tx) => {
-      const current = await tx.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: { secret: true } });
-      if (!current) return false;
-      // Conditional on the secret read, so two rotations at once cannot both keep the same previous one.
-      const { count } = await tx.webhookEndpoint.updateMany({
-        where: { tenant: appId, id, secret: current.secret },
-        data: { secret: sealWebhookSecret(secret, this.encryption, appId, id), previousSecret: current.secret, previousSecretExpiresAt },
-      });
-      return count === 1;
-    });
+    // Conditional on the secret it replaces, so two rotations at once cannot both keep the same previous one.
+    const rotated = await this.endpoints.rotateSecret(appId, id, sealWebhookSecret(secret, this.encryption, appId, id), previousSecretExpiresAt);
     if (!rotated) throw notFound();
     this.changed(appId);
     return { id, secret, previousSecretExpiresAt: previousSecretExpiresAt.toISOString() };

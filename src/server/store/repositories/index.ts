@@ -5,6 +5,9 @@ import { AliasRepository } from './aliases';
 import { CredentialRepository } from './credentials';
 import { ReportRepository } from './reports';
 import { UserRepository } from './users';
+import type { Provider } from '../migrate';
+import { WebhookDeliveryRepository } from './webhookDeliveries';
+import { WebhookEndpointRepository } from './webhookEndpoints';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -15,6 +18,10 @@ export type { AppTotals, UserRepository } from './users';
 export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
+export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
+export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome } from './webhookDeliveries';
+export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
+export type { WebhookAttemptRow } from '../recordWebhookAttempts';
 
 /** What the repositories take from the service's configuration. */
 export interface RepositoryOptions {
@@ -34,11 +41,14 @@ export interface Repositories {
   users: UserRepository;
   aliases: AliasRepository;
   reports: ReportRepository;
+  webhookEndpoints: WebhookEndpointRepository;
+  /** The outbox's rows: the worker's claims and records, the delivery log, test events and replays. */
+  webhookDeliveries: WebhookDeliveryRepository;
 }
 
 /** The repositories over one open store's connections. */
-export function openRepositories(parts: { db: Db; hot: HotPath }, options: RepositoryOptions): Repositories {
-  const { db, hot } = parts;
+export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider }, options: RepositoryOptions): Repositories {
+  const { db, hot, provider } = parts;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
   const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
   return {
@@ -48,5 +58,7 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     users: new UserRepository({ db, hot, outbox }),
     aliases: new AliasRepository({ db, hot, outbox }),
     reports: new ReportRepository({ db }),
+    webhookEndpoints: new WebhookEndpointRepository({ db, provider }),
+    webhookDeliveries: new WebhookDeliveryRepository({ db, provider, outbox, quota: outboxQuota }),
   };
 }

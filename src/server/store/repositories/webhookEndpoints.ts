@@ -1,0 +1,170 @@
+import type { Db } from '..';
+import { lockAppRow } from '../lockAppRow';
+import type { Provider } from '../migrate';
+
+/** What a `WebhookEndpointRepository` is built from. */
+export interface WebhookEndpointRepositoryDeps {
+  db: Db;
+  /** Which database: the count that keeps the endpoint limit locks the app's row first on PostgreSQL. */
+  provider: Provider;
+}
+
+/** An endpoint with every column, secrets sealed as stored (the worker's read). */
+export type StoredWebhookEndpoint = NonNullable<Awaited<ReturnType<Db['webhookEndpoint']['findFirst']>>>;
+
+/** The columns an endpoint is answered with: never its secrets. */
+const VIEW_FIELDS = { id: true, url: true, eventTypes: true, description: true, enabled: true, disabledReason: true, previousSecretExpiresAt: true, createdAt: true } as const;
+
+/** An endpoint as the APIs see it (`eventTypes` as stored, a JSON array). */
+export interface WebhookEndpointRow {
+  id: string;
+  url: string;
+  eventTypes: string;
+  description: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+}
+
+/** A new endpoint, its secret already sealed. */
+export interface NewWebhookEndpoint {
+  id: string;
+  url: string;
+  eventTypes: string;
+  description: string;
+  enabled: boolean;
+  secret: string;
+  createdAt: Date;
+}
+
+/** What changes in an endpoint; enabling it again clears why it was disabled. */
+export interface WebhookEndpointChange {
+  url?: string;
+  eventTypes?: string;
+  description?: string;
+  enabled?: boolean;
+}
+
+/** An endpoint's sealed secrets as stored. */
+export interface StoredWebhookSecrets {
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+}
+
+/**
+ * An app's webhook endpoints, all through Prisma (cold CRUD: the private and management APIs, the
+ * CLI, and the worker's read of the endpoints it sends to). Nothing here is reported by a webhook.
+ */
+export class WebhookEndpointRepository {
+  private readonly db: Db;
+  private readonly provider: Provider;
+
+  constructor(deps: WebhookEndpointRepositoryDeps) {
+    this.db = deps.db;
+    this.provider = deps.provider;
+  }
+
+  /** Whether the app exists: one primary-key read of App (the management API and the CLI name the app). */
+  async appExists(appId: string): Promise<boolean> {
+    return (await this.db.app.findUnique({ where: { id: appId }, select: { id: true } })) !== null;
+  }
+
+  /** Whether the app has this endpoint: one primary-key read. */
+  async exists(appId: string, id: string): Promise<boolean> {
+    return (await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: { id: true } })) !== null;
+  }
+
+  /** The app's endpoints, oldest first: one read by the tenant index. */
+  list(appId: string): Promise<WebhookEndpointRow[]> {
+    return this.db.webhookEndpoint.findMany({ where: { tenant: appId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], select: VIEW_FIELDS });
+  }
+
+  /** One endpoint of the app; undefined when it has none with this id. */
+  async find(appId: string, id: string): Promise<WebhookEndpointRow | undefined> {
+    return (await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: VIEW_FIELDS })) ?? undefined;
+  }
+
+  /**
+   * Adds an endpoint unless the app has `max` already: counted in the transaction that adds it,
+   * behind a lock on the app's row (PostgreSQL; SQLite's connection runs one transaction at a time),
+   * so creates for one app take turns and concurrent ones cannot all find room. Three statements
+   * in one transaction; 'limit_reached' writes nothing.
+   */
+  create(appId: string, endpoint: NewWebhookEndpoint, max: number): Promise<WebhookEndpointRow | 'limit_reached'> {
+    return this.db.$transaction(async (tx) => {
+      await lockAppRow(tx, this.provider, appId);
+      if ((await tx.webhookEndpoint.count({ where: { tenant: appId } })) >= max) return 'limit_reached' as const;
+      return tx.webhookEndpoint.create({ data: { ...endpoint, tenant: appId }, select: VIEW_FIELDS });
+    });
+  }
+
+  /** Changes an endpoint: one statement; false when the app has none with this id. */
+  async update(appId: string, id: string, change: WebhookEndpointChange): Promise<boolean> {
+    const data = {
+      ...(change.url === undefined ? {} : { url: change.url }),
+      ...(change.eventTypes === undefined ? {} : { eventTypes: change.eventTypes }),
+      ...(change.description === undefined ? {} : { description: change.description }),
+      // Enabled again by the app: whatever disabled it is behind it.
+      ...(change.enabled === undefined ? {} : { enabled: change.enabled, disabledReason: null }),
+    };
+    const { count } = await this.db.webhookEndpoint.updateMany({ where: { tenant: appId, id }, data });
+    return count > 0;
+  }
+
+  /** The endpoint and every delivery to it, in one transaction; false when the app has none with this id. */
+  async delete(appId: string, id: string): Promise<boolean> {
+    const deleted = await this.db.$transaction(async (tx) => {
+      const { count } = await tx.webhookEndpoint.deleteMany({ where: { tenant: appId, id } });
+      if (count > 0) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, endpointId: id } });
+      return count;
+    });
+    return deleted > 0;
+  }
+
+  /**
+   * A new sealed secret; the stored one becomes the previous, signing until `previousSecretExpiresAt`.
+   * A read and an update conditional on the secret read, in one transaction, so two rotations at
+   * once cannot both keep the same previous one. False when the app has no such endpoint (or a
+   * rotation won the race).
+   */
+  rotateSecret(appId: string, id: string, sealedSecret: string, previousSecretExpiresAt: Date): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      const current = await tx.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: { secret: true } });
+      if (!current) return false;
+      const { count } = await tx.webhookEndpoint.updateMany({
+        where: { tenant: appId, id, secret: current.secret },
+        data: { secret: sealedSecret, previousSecret: current.secret, previousSecretExpiresAt },
+      });
+      return count === 1;
+    });
+  }
+
+  /** Every endpoint of every app, by (app, id): one read (the CLI's reseal). */
+  everyEndpoint(): Promise<{ tenant: string; id: string }[]> {
+    return this.db.webhookEndpoint.findMany({ select: { tenant: true, id: true }, orderBy: [{ tenant: 'asc' }, { id: 'asc' }] });
+  }
+
+  /** The endpoint's sealed secrets; undefined when it is gone. One primary-key read. */
+  async secretsOf(appId: string, id: string): Promise<StoredWebhookSecrets | undefined> {
+    return (await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: { secret: true, previousSecret: true, previousSecretExpiresAt: true } })) ?? undefined;
+  }
+
+  /**
+   * Replaces the endpoint's sealed secrets if they are still `was` (one conditional update): false
+   * when a rotation or a deletion came in between. A previous secret of null drops its expiry too.
+   */
+  async replaceSecrets(appId: string, id: string, was: Pick<StoredWebhookSecrets, 'secret' | 'previousSecret'>, secret: string, previousSecret: string | null): Promise<boolean> {
+    const { count } = await this.db.webhookEndpoint.updateMany({
+      where: { tenant: appId, id, secret: was.secret, previousSecret: was.previousSecret },
+      data: { secret, previousSecret, ...(previousSecret === null ? { previousSecretExpiresAt: null } : {}) },
+    });
+    return count === 1;
+  }
+
+  /** The endpoints with these ids, every column (the worker's read for the runs it claimed): one read. */
+  withIds(ids: string[]): Promise<StoredWebhookEndpoint[]> {
+    return this.db.webhookEndpoint.findMany({ where: { id: { in: ids } } });
+  }
+}
