@@ -122,15 +122,14 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
+  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   const events = new EventLog({
-    db,
-    hot: store.hot,
+    events: repositories.events,
     isLoggingEnabled: async (appId) => (await features.get(appId)).eventLoggingIsEnabled,
     logger,
     options: { flushIntervalMs, now, knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled },
   });
   const incarnations = new AppIncarnations();
-  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   const { outbox: webhookOutbox, outboxQuota: webhookQuota } = repositories;
   const failedKeyUses = new FailedKeyUses({ events, logger, now });
   const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });

@@ -2,10 +2,13 @@ import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
 import { CredentialRepository } from './credentials';
+import { EventRepository } from './events';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { CredentialRepository } from './credentials';
+export type { EventRepository, EventsPage } from './events';
+export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -24,6 +27,7 @@ export interface Repositories {
   outbox: WebhookOutbox;
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
+  events: EventRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -35,5 +39,6 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     outbox,
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
+    events: new EventRepository({ db, hot }),
   };
 }
