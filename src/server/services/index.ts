@@ -178,14 +178,13 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService({
-    db,
+    sends: repositories.magicLinks,
     tokens,
     mailer,
     events,
     logger,
     newAppPeriodSeconds: config.magicLinkNewAppPeriodSeconds,
     now,
-    webhooks: webhookOutbox,
   });
   const deletions = new AppDeletionService({
     db,

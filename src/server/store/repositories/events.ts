@@ -75,7 +75,7 @@ export class EventRepository {
 
   /**
    * Deletes the app's events older than `before` (epoch ms) and takes them off its count, in one
-   * transaction. An app with nothing to drop costs one probe of its (tenant, performedAt) index and
+   * transaction. An app with nothing to drop costs one probe of its (tenant, performedAt, id) index and
    * no transaction. Returns how many went.
    */
   async dropOlderThan(appId: string, before: number): Promise<number> {

@@ -3,12 +3,14 @@ import type { Db } from '..';
 import type { HotPath } from '../hotPath';
 import { CredentialRepository } from './credentials';
 import { EventRepository } from './events';
+import { MagicLinkRepository } from './magicLinks';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { CredentialRepository } from './credentials';
 export type { EventRepository, EventsPage } from './events';
 export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
+export type { MagicLinkRepository, MagicLinkSettings, ReservedSend } from './magicLinks';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -28,6 +30,7 @@ export interface Repositories {
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
   events: EventRepository;
+  magicLinks: MagicLinkRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -40,5 +43,6 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
     events: new EventRepository({ db, hot }),
+    magicLinks: new MagicLinkRepository({ db, outbox }),
   };
 }
