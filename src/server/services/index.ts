@@ -203,7 +203,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     now,
     download: options.downloadMetadata,
   });
-  const authenticators = new AuthenticatorLists({ db, features, metadata, events, now, webhooks: webhookOutbox });
+  const authenticators = new AuthenticatorLists({ lists: repositories.authenticatorLists, features, metadata, events, now });
   const reports = new DailyReports({ db, totals: (appId) => appTotals(db, store.hot, appId), logger, now });
   const background = startBackgroundJobs(
     { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },

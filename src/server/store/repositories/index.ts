@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
+import { AuthenticatorListRepository } from './authenticators';
 import { CredentialRepository } from './credentials';
 import { EventRepository } from './events';
 import { MagicLinkRepository } from './magicLinks';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
+export type { AuthenticatorListRepository } from './authenticators';
 export type { CredentialRepository } from './credentials';
 export type { EventRepository, EventsPage } from './events';
 export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
@@ -31,6 +33,7 @@ export interface Repositories {
   credentials: CredentialRepository;
   events: EventRepository;
   magicLinks: MagicLinkRepository;
+  authenticatorLists: AuthenticatorListRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -44,5 +47,6 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     credentials: new CredentialRepository({ db, hot, outbox }),
     events: new EventRepository({ db, hot }),
     magicLinks: new MagicLinkRepository({ db, outbox }),
+    authenticatorLists: new AuthenticatorListRepository({ db, outbox }),
   };
 }
