@@ -120,9 +120,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const now = options.now ?? Date.now;
   // Read at request time only, after every service below exists.
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
+  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
-  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   const events = new EventLog({
     events: repositories.events,
     isLoggingEnabled: async (appId) => (await features.get(appId)).eventLoggingIsEnabled,
