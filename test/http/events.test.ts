@@ -5,6 +5,7 @@ import { createLogger } from '../../src/server/core/logger';
 import { createServices } from '../../src/server/services';
 import { EventLog } from '../../src/server/services/events/eventLog';
 import { openStore } from '../../src/server/store';
+import { EventRepository } from '../../src/server/store/repositories/events';
 import supertest from 'supertest';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { keyIdOf, managementClient } from '../support/http';
@@ -226,7 +227,7 @@ describe.each(providers())('event log on %s', (provider) => {
     const app = await loggingApp();
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
-    const log = new EventLog({ db: svc.services.store.db, hot: svc.services.store.hot, isLoggingEnabled: async () => true, logger, options: { flushIntervalMs: 0, maxBuffered: 3 } });
+    const log = new EventLog({ events: new EventRepository({ db: svc.services.store.db, hot: svc.services.store.hot }), isLoggingEnabled: async () => true, logger, options: { flushIntervalMs: 0, maxBuffered: 3 } });
     for (let i = 0; i < 5; i++) log.record(app.appId, { type: 'ApiUserDeleted', message: 'm', subject: `b${i}`, performedBy: 'System' });
     await log.close();
     const subjects = (await eventsOf(app)).events.map((e) => e.subject);

@@ -119,17 +119,16 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const now = options.now ?? Date.now;
   // Read at request time only, after every service below exists.
   const features: AppFeaturesCache = new AppFeaturesCache((appId): Promise<AppFeatures> => apps.getFeatures(appId));
+  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   // Whether an app logs is read when a batch is written, from the cached features; an app the
   // cache already knows not to log has its events dropped when they are recorded.
   const events = new EventLog({
-    db,
-    hot: store.hot,
+    events: repositories.events,
     isLoggingEnabled: async (appId) => (await features.get(appId)).eventLoggingIsEnabled,
     logger,
     options: { flushIntervalMs, now, knownLogging: (appId) => features.peek(appId)?.eventLoggingIsEnabled },
   });
   const incarnations = new AppIncarnations();
-  const repositories = store.repositories({ now, outboxQuota: config.webhookDelivery.outboxQuota, logger });
   const { outbox: webhookOutbox } = repositories;
   const failedKeyUses = new FailedKeyUses({ events, logger, now });
   const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });
@@ -177,14 +176,13 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
   const magicLinks = new MagicLinkService({
-    db,
+    sends: repositories.magicLinks,
     tokens,
     mailer,
     events,
     logger,
     newAppPeriodSeconds: config.magicLinkNewAppPeriodSeconds,
     now,
-    webhooks: webhookOutbox,
   });
   const deletions = new AppDeletionService({
     db,
@@ -203,7 +201,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     now,
     download: options.downloadMetadata,
   });
-  const authenticators = new AuthenticatorLists({ db, features, metadata, events, now, webhooks: webhookOutbox });
+  const authenticators = new AuthenticatorLists({ lists: repositories.authenticatorLists, features, metadata, events, now });
   const reports = new DailyReports({ reports: repositories.reports, users: repositories.users, logger, now });
   const background = startBackgroundJobs(
     { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
-import { isUniqueViolation } from '../../core/storeErrors';
 import { ciObject, looseBoolean } from '../../core/validation';
-import type { Db } from '../../store';
+import type { AuthenticatorListRepository } from '../../store/repositories';
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
 import { UNKNOWN_USER } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { AuthenticatorMetadata } from '../metadata/authenticatorMetadata';
-import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 /** AAGUIDs one request may name: more than the FIDO metadata describes today. */
 const MAX_AAGUIDS = 500;
@@ -39,12 +37,11 @@ export interface ListVerdict {
 
 /** What an `AuthenticatorLists` is built from. */
 export interface AuthenticatorListsDeps {
-  db: Db;
+  lists: AuthenticatorListRepository;
   features: AppFeaturesCache;
   metadata: AuthenticatorMetadata;
   events: EventLog;
   now?: () => number;
-  webhooks?: WebhookOutbox;
 }
 
 /**
@@ -53,20 +50,18 @@ export interface AuthenticatorListsDeps {
  * metadata knows may be added.
  */
 export class AuthenticatorLists {
-  private readonly db: Db;
+  private readonly lists: AuthenticatorListRepository;
   private readonly features: AppFeaturesCache;
   private readonly metadata: AuthenticatorMetadata;
   private readonly events: EventLog;
   private readonly now: () => number;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: AuthenticatorListsDeps) {
-    this.db = deps.db;
+    this.lists = deps.lists;
     this.features = deps.features;
     this.metadata = deps.metadata;
     this.events = deps.events;
     this.now = deps.now ?? Date.now;
-    this.webhooks = deps.webhooks;
   }
 
   /** Whether the app's plan has the lists (they take effect only then); 403 otherwise. */
@@ -80,7 +75,7 @@ export class AuthenticatorLists {
 
   async list(appId: string, isAllowed: boolean): Promise<{ aaGuid: string; createdAt: string }[]> {
     await this.assertOnPlan(appId);
-    const rows = await this.db.authenticator.findMany({ where: { tenant: appId, isAllowed }, orderBy: [{ createdAt: 'asc' }, { aaGuid: 'asc' }], select: { aaGuid: true, createdAt: true } });
+    const rows = await this.lists.list(appId, isAllowed);
     return rows.map((row) => ({ aaGuid: row.aaGuid, createdAt: row.createdAt.toISOString() }));
   }
 
@@ -95,25 +90,8 @@ export class AuthenticatorLists {
         extras: { aaGuids: unknown },
       });
     }
-    const createdAt = new Date(this.now());
-    const writes = () =>
-      input.aaGuids.map((aaGuid) =>
-        this.db.authenticator.upsert({
-          where: { tenant_aaGuid: { tenant: appId, aaGuid } },
-          create: { tenant: appId, aaGuid, isAllowed: input.isAllowed, createdAt },
-          update: { isAllowed: input.isAllowed },
-        }),
-      );
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'authenticators.updated', { change: input.isAllowed ? 'allowed' : 'blocked', aaGuids: input.aaGuids });
-    const withDeliveries = () => [...writes(), ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : [])];
-    try {
-      await this.db.$transaction(withDeliveries());
-    } catch (error) {
-      // Another request added one of them between this one's read and write: once more finds it.
-      if (!isUniqueViolation(error)) throw error;
-      await this.db.$transaction(withDeliveries());
-    }
-    this.webhooks?.written(deliveries);
+    const change = input.isAllowed ? 'allowed' : 'blocked';
+    await this.lists.put(appId, input.aaGuids, input.isAllowed, this.now(), { type: 'authenticators.updated', data: { change, aaGuids: input.aaGuids } });
     const list = input.isAllowed ? 'allow list' : 'block list';
     for (const aaGuid of input.aaGuids) {
       this.events.record(appId, {
@@ -128,23 +106,16 @@ export class AuthenticatorLists {
   /** Takes the AAGUIDs off whichever list holds them; unknown ones change nothing. */
   async remove(appId: string, input: z.output<typeof removeAuthenticatorsSchema>): Promise<void> {
     await this.assertOnPlan(appId);
-    const where = { tenant: appId, aaGuid: { in: input.aaGuids } };
-    const listed = await this.db.authenticator.findMany({ where, select: { aaGuid: true } });
+    const listed = await this.lists.listedAmong(appId, input.aaGuids);
     if (listed.length === 0) return;
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'authenticators.updated', { change: 'removed', aaGuids: listed.map((l) => l.aaGuid) });
-    await this.db.$transaction([this.db.authenticator.deleteMany({ where }), ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : [])]);
-    this.webhooks?.written(deliveries);
-    for (const { aaGuid } of listed) {
+    await this.lists.remove(appId, input.aaGuids, { type: 'authenticators.updated', data: { change: 'removed', aaGuids: listed } });
+    for (const aaGuid of listed) {
       this.events.record(appId, { type: 'ApiAuthenticatorsDelisted', message: `The authenticator ${aaGuid} was taken off its list.`, subject: aaGuid, performedBy: UNKNOWN_USER });
     }
   }
 
   /** Two index lookups, whatever the size of the lists. */
   async verdictFor(appId: string, aaguid: string): Promise<ListVerdict> {
-    const [entry, anyAllowed] = await Promise.all([
-      this.db.authenticator.findUnique({ where: { tenant_aaGuid: { tenant: appId, aaGuid: aaguid.toLowerCase() } }, select: { isAllowed: true } }),
-      this.db.authenticator.findFirst({ where: { tenant: appId, isAllowed: true }, select: { aaGuid: true } }),
-    ]);
-    return { listed: entry?.isAllowed, allowlistExists: anyAllowed !== null };
+    return this.lists.verdict(appId, aaguid.toLowerCase());
   }
 }

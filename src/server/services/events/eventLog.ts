@@ -4,9 +4,7 @@ import { ApiError } from '../../core/apiError';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { cursorParameter, encodeCursor } from '../../core/pageCursor';
 import { ciObject, queryInt } from '../../core/validation';
-import type { Db, HotPath } from '../../store';
-import type { EventKey, StoredEvent } from '../../store/hotPath';
-import { isForeignKeyViolation } from '../../core/storeErrors';
+import type { EventKey, EventRepository, NewEvent } from '../../store/repositories';
 import { EVENT_TYPES, type EventType } from './eventTypes';
 
 export interface AppEvent {
@@ -18,19 +16,6 @@ export interface AppEvent {
   performedBy: string;
   /** The key id (last four characters) the event concerns, when one does. */
   apiKeyId?: string;
-}
-
-interface EventRow {
-  id: string;
-  tenant: string;
-  /** Epoch milliseconds. */
-  performedAt: number;
-  eventType: string;
-  severity: string;
-  message: string;
-  performedBy: string;
-  subject: string;
-  apiKeyId: string;
 }
 
 /** An event's place in the log, as a cursor carries it: `<performedAt ms>.<id>`. */
@@ -76,8 +61,7 @@ const EARLY_FLUSH_AT = 1000;
 
 /** What an `EventLog` is built from. */
 export interface EventLogDeps {
-  db: Db;
-  hot: HotPath;
+  events: EventRepository;
   isLoggingEnabled: (appId: string) => Promise<boolean>;
   logger: Logger;
   options?: EventLogOptions;
@@ -91,7 +75,7 @@ export interface EventLogDeps {
  * already known not to log has its events dropped when they are recorded.
  */
 export class EventLog {
-  private pending: EventRow[] = [];
+  private pending: NewEvent[] = [];
   private dropped = 0;
   private writing: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout | undefined;
@@ -99,14 +83,12 @@ export class EventLog {
   private readonly now: () => number;
   private readonly knownLogging: (appId: string) => boolean | undefined;
 
-  private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly events: EventRepository;
   private readonly isLoggingEnabled: (appId: string) => Promise<boolean>;
   private readonly logger: Logger;
 
   constructor(deps: EventLogDeps) {
-    this.db = deps.db;
-    this.hot = deps.hot;
+    this.events = deps.events;
     this.isLoggingEnabled = deps.isLoggingEnabled;
     this.logger = deps.logger;
     const options = deps.options ?? {};
@@ -166,7 +148,8 @@ export class EventLog {
     for (let at = 0; at < rows.length; at += WRITE_CHUNK) {
       const chunk = rows.slice(at, at + WRITE_CHUNK);
       try {
-        await this.writeChunk(chunk);
+        // One transaction per chunk; the events of an app deleted meanwhile go with it.
+        await this.events.write(chunk);
       } catch (error) {
         // Kept for the next attempt while there is room (the database may be back by then).
         const room = this.maxBuffered - this.pending.length;
@@ -175,25 +158,6 @@ export class EventLog {
         return;
       }
     }
-  }
-
-  private async writeChunk(chunk: EventRow[]): Promise<void> {
-    try {
-      await this.insert(chunk);
-    } catch (error) {
-      if (!isForeignKeyViolation(error)) throw error;
-      // An app was deleted after these events were recorded (here or on another replica): its
-      // events go with it, the others are written.
-      const appIds = [...new Set(chunk.map((e) => e.tenant))];
-      const alive = new Set((await this.db.app.findMany({ where: { id: { in: appIds } }, select: { id: true } })).map((a) => a.id));
-      const kept = chunk.filter((e) => alive.has(e.tenant));
-      if (kept.length > 0) await this.insert(kept);
-    }
-  }
-
-  /** The events and each app's count of them, in one transaction (one statement for the events, on the hot path). */
-  private async insert(rows: EventRow[]): Promise<void> {
-    await this.hot.writeEvents(rows);
   }
 
   /**
@@ -206,18 +170,10 @@ export class EventLog {
     if (!(await this.isLoggingEnabled(appId))) throw new ApiError('event_logging_disabled');
     const { pageNumber = 1, numberOfResults = 100, after } = query;
     await this.flush();
-    let events: StoredEvent[];
-    let total: number;
-    if (after !== undefined || pageNumber === 1) {
-      ({ events, total } = await this.hot.eventsPage(appId, after === undefined ? null : eventKeyOf(after)!, numberOfResults));
-    } else {
-      const [counter, rows] = await Promise.all([
-        this.db.appCounter.findUnique({ where: { tenant: appId }, select: { eventCount: true } }),
-        this.db.event.findMany({ where: { tenant: appId }, orderBy: [{ performedAt: 'desc' }, { id: 'desc' }], skip: (pageNumber - 1) * numberOfResults, take: numberOfResults }),
-      ]);
-      total = counter?.eventCount ?? 0;
-      events = rows.map((e) => ({ ...e, performedAt: e.performedAt.getTime() }));
-    }
+    const { events, total } =
+      after !== undefined || pageNumber === 1
+        ? await this.events.pageAfter(appId, after === undefined ? null : eventKeyOf(after)!, numberOfResults)
+        : await this.events.pageAt(appId, (pageNumber - 1) * numberOfResults, numberOfResults);
     const last = events.length === numberOfResults ? events[events.length - 1] : undefined;
     return {
       tenantId: appId,
@@ -243,14 +199,8 @@ export class EventLog {
    * its index.
    */
   async sweep(): Promise<void> {
-    const apps = await this.db.app.findMany({ select: { id: true, eventLoggingRetentionPeriod: true } });
-    for (const app of apps) {
-      const where = { tenant: app.id, performedAt: { lt: new Date(this.now() - app.eventLoggingRetentionPeriod * DAY_MS) } };
-      if (!(await this.db.event.findFirst({ where, select: { id: true } }))) continue;
-      await this.db.$transaction(async (tx) => {
-        const { count } = await tx.event.deleteMany({ where });
-        await tx.appCounter.updateMany({ where: { tenant: app.id }, data: { eventCount: { decrement: count } } });
-      });
+    for (const { appId, days } of await this.events.retentionPeriods()) {
+      await this.events.dropOlderThan(appId, this.now() - days * DAY_MS);
     }
   }
 

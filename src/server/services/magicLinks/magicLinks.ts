@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject, customerUserId, looseString, optionalSeconds } from '../../core/validation';
-import type { Db } from '../../store';
+import type { MagicLinkRepository, ReservedSend } from '../../store/repositories';
 import { emailAddress } from '../apps/apps';
 import type { EventLog } from '../events/eventLog';
 import type { Mailer } from '../../mail/mailer';
@@ -11,8 +10,6 @@ import { magicLinkMessage } from './magicLinkMessage';
 import { fillLinkTemplate, linkTemplateProblem } from './linkTemplate';
 import { MAX_TOKEN_LIFETIME_MS, humanizeSeconds, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
-import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
-import type { NewWebhookDelivery } from '../../store';
 
 const DEFAULT_TTL_SECONDS = 3600;
 const QUOTA_WINDOW_MS = 30 * 86_400_000;
@@ -43,7 +40,7 @@ export const sendMagicLinkSchema = ciObject({
 
 /** What a `MagicLinkService` is built from. */
 export interface MagicLinkServiceDeps {
-  db: Db;
+  sends: MagicLinkRepository;
   tokens: TokenService;
   mailer: Mailer;
   events: EventLog;
@@ -51,7 +48,6 @@ export interface MagicLinkServiceDeps {
   /** Apps younger than this may only mail their admin address (0: no such rule). */
   newAppPeriodSeconds: number;
   now?: () => number;
-  webhooks?: WebhookOutbox;
 }
 
 /**
@@ -60,31 +56,26 @@ export interface MagicLinkServiceDeps {
  * stored (for the quota); never the address, the user or the link.
  */
 export class MagicLinkService {
-  private readonly db: Db;
+  private readonly sends: MagicLinkRepository;
   private readonly tokens: TokenService;
   private readonly mailer: Mailer;
   private readonly events: EventLog;
   private readonly logger: Logger;
   private readonly newAppPeriodSeconds: number;
   private readonly now: () => number;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: MagicLinkServiceDeps) {
-    this.db = deps.db;
+    this.sends = deps.sends;
     this.tokens = deps.tokens;
     this.mailer = deps.mailer;
     this.events = deps.events;
     this.logger = deps.logger;
     this.newAppPeriodSeconds = deps.newAppPeriodSeconds;
     this.now = deps.now ?? Date.now;
-    this.webhooks = deps.webhooks;
   }
 
   async send(appId: string, input: z.output<typeof sendMagicLinkSchema>): Promise<void> {
-    const app = await this.db.app.findUnique({
-      where: { id: appId },
-      select: { createdAt: true, adminEmail: true, isMagicLinksEnabled: true, magicLinkEmailMonthlyQuota: true },
-    });
+    const app = await this.sends.settings(appId);
     if (!app) throw new ApiError('app_not_found');
     if (!app.isMagicLinksEnabled) throw new ApiError('magic_links_disabled');
     if (this.now() - app.createdAt.getTime() < this.newAppPeriodSeconds * 1000 && input.emailAddress.toLowerCase() !== app.adminEmail.toLowerCase()) {
@@ -93,8 +84,7 @@ export class MagicLinkService {
       });
     }
     // The webhook is written held with the send's quota row, before the mail; see reserve().
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'magic_link.sent', { userId: input.userId });
-    const sendId = await this.reserve(appId, app.magicLinkEmailMonthlyQuota, deliveries);
+    const send = await this.reserve(appId, app.magicLinkEmailMonthlyQuota, input.userId);
 
     const ttlSeconds = input.timeToLive ?? DEFAULT_TTL_SECONDS;
     const token = await this.tokens.issue(
@@ -122,30 +112,23 @@ export class MagicLinkService {
     try {
       await this.mailer.send(magicLinkMessage(input.emailAddress, link, ttlSeconds));
     } catch (error) {
-      await this.unreserve(sendId, deliveries); // not sent, so neither counted nor reported
+      await this.sends.unreserve(send); // not sent, so neither counted nor reported
       // The error's message may quote the server's reply; its codes say enough and carry no token.
       const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
       this.logger.warn({ tenant: appId, mailer: this.mailer.kind, code, responseCode, command }, 'magic link mail delivery failed');
       throw new ApiError('mail_delivery_failed');
     }
     this.events.record(appId, { type: 'ApiUserMagicLinkCreated', message: 'Sent a magic link.', subject: input.userId, performedBy: input.userId });
-    await this.release(appId, deliveries);
+    await this.release(send);
   }
 
   /** The mail is gone: its held `magic_link.sent` deliveries are due now. Should this fail, the hold running out sends them. */
-  private async release(appId: string, deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
-    if (!deliveries) return;
+  private async release(send: ReservedSend): Promise<void> {
     try {
-      await this.db.webhookDelivery.updateMany({ where: unclaimed(deliveries), data: { nextAttemptAt: new Date(this.now()) } });
-      this.webhooks?.written(deliveries);
+      await this.sends.release(send, this.now());
     } catch (error) {
-      this.logger.warn({ tenant: appId, err: { name: (error as Error).name } }, 'magic_link.sent webhook left held until its hold runs out');
+      this.logger.warn({ tenant: send.appId, err: { name: (error as Error).name } }, 'magic_link.sent webhook left held until its hold runs out');
     }
-  }
-
-  /** The send did not happen (over the quota, or the mail failed): its quota row and its held deliveries go together. */
-  private async unreserve(sendId: string, deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
-    await this.db.$transaction([this.db.dispatchedEmail.deleteMany({ where: { id: sendId } }), ...(deliveries ? [this.db.webhookDelivery.deleteMany({ where: unclaimed(deliveries) })] : [])]);
   }
 
   /**
@@ -161,21 +144,16 @@ export class MagicLinkService {
    * and they are sent, the mail having most likely gone. While held, each is its endpoint's oldest
    * pending delivery, so what the app reports to that endpoint meanwhile waits behind it, in order.
    */
-  private async reserve(appId: string, quota: number, deliveries: NewWebhookDelivery[] | undefined): Promise<string> {
-    const id = randomUUID();
+  private async reserve(appId: string, quota: number, userId: string): Promise<ReservedSend> {
     const now = this.now();
-    const since = new Date(now - QUOTA_WINDOW_MS);
-    await this.db.$transaction([
-      this.db.dispatchedEmail.create({ data: { id, tenant: appId, createdAt: new Date(now) } }),
-      ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries, now + MAGIC_LINK_SENT_HOLD_MS) })] : []),
-    ]);
-    const sent = await this.db.dispatchedEmail.count({ where: { tenant: appId, createdAt: { gt: since } } });
-    if (sent <= quota) return id;
-    await this.unreserve(id, deliveries);
+    const since = now - QUOTA_WINDOW_MS;
+    const { send, sent } = await this.sends.reserve(appId, { at: now, heldUntil: now + MAGIC_LINK_SENT_HOLD_MS, since }, { type: 'magic_link.sent', data: { userId } });
+    if (sent <= quota) return send;
+    await this.sends.unreserve(send);
     // A slot frees up when the oldest sends beyond the quota leave the window.
     const others = sent - 1;
-    const freeing = quota > 0 ? await this.db.dispatchedEmail.findFirst({ where: { tenant: appId, createdAt: { gt: since } }, orderBy: { createdAt: 'asc' }, skip: others - quota, select: { createdAt: true } }) : null;
-    const retryAfterMs = freeing ? freeing.createdAt.getTime() + QUOTA_WINDOW_MS - now : QUOTA_WINDOW_MS;
+    const freeing = quota > 0 ? await this.sends.sentAtOffset(appId, since, others - quota) : undefined;
+    const retryAfterMs = freeing !== undefined ? freeing + QUOTA_WINDOW_MS - now : QUOTA_WINDOW_MS;
     throw new ApiError('magic_link_email_quota_exceeded', {
       detail: `This application may send ${quota} magic-link emails in any 30 days.`,
       headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
@@ -184,9 +162,6 @@ export class MagicLinkService {
 
   /** Housekeeping: sends older than the quota window no longer count. */
   async sweep(): Promise<void> {
-    await this.db.dispatchedEmail.deleteMany({ where: { createdAt: { lte: new Date(this.now() - QUOTA_WINDOW_MS) } } });
+    await this.sends.dropSentUntil(this.now() - QUOTA_WINDOW_MS);
   }
 }
-
-/** Held deliveries no worker has touched: a hold that ran out may have let one be claimed or sent, and what was sent stays on record. */
-const unclaimed = (deliveries: NewWebhookDelivery[]) => ({ id: { in: deliveries.map((d) => d.id) }, state: 'pending', attempts: 0, leaseUntil: null });

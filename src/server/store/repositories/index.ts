@@ -16,6 +16,13 @@ export type { CredentialRepository } from './credentials';
 export type { DailyReportRow, ReportRepository } from './reports';
 export type { AppTotals, UserRepository } from './users';
 export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
+import { AuthenticatorListRepository } from './authenticators';
+import { EventRepository } from './events';
+import { MagicLinkRepository } from './magicLinks';
+export type { AuthenticatorListRepository } from './authenticators';
+export type { EventRepository, EventsPage } from './events';
+export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
+export type { MagicLinkRepository, MagicLinkSettings, ReservedSend } from './magicLinks';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
@@ -44,6 +51,9 @@ export interface Repositories {
   webhookEndpoints: WebhookEndpointRepository;
   /** The outbox's rows: the worker's claims and records, the delivery log, test events and replays. */
   webhookDeliveries: WebhookDeliveryRepository;
+  events: EventRepository;
+  magicLinks: MagicLinkRepository;
+  authenticatorLists: AuthenticatorListRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -60,5 +70,8 @@ export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provid
     reports: new ReportRepository({ db }),
     webhookEndpoints: new WebhookEndpointRepository({ db, provider }),
     webhookDeliveries: new WebhookDeliveryRepository({ db, provider, outbox, quota: outboxQuota }),
+    events: new EventRepository({ db, hot }),
+    magicLinks: new MagicLinkRepository({ db, outbox }),
+    authenticatorLists: new AuthenticatorListRepository({ db, outbox }),
   };
 }
