@@ -19,6 +19,8 @@ export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
 export { renewWebhookClaims } from './renewWebhookClaims';
+/** For the start-up check and `token-keys rewrap`, which run before (or without) the services. */
+export { TokenKeyRepository } from './repositories/tokenKeys';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
@@ -77,7 +79,7 @@ export function openStore(databaseUrl: string): Store {
       provider: 'sqlite',
       db: client,
       hot,
-      repositories: (options) => openRepositories({ db: client, hot }, options),
+      repositories: (options) => openRepositories({ db: client, hot, provider: 'sqlite', databaseUrl }, options),
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
@@ -100,7 +102,7 @@ export function openStore(databaseUrl: string): Store {
     provider: 'postgresql',
     db: client as unknown as Db,
     hot,
-    repositories: (options) => openRepositories({ db: client as unknown as Db, hot }, options),
+    repositories: (options) => openRepositories({ db: client as unknown as Db, hot, provider: 'postgresql', databaseUrl }, options),
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');

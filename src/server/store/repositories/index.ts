@@ -1,11 +1,22 @@
 import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
+import { listenForAppChanges, type AppChangeFeed, type AppChangeHandlers } from '../appChangeFeed';
+import type { Provider } from '../migrate';
+import { ApiKeyRepository } from './apiKeys';
+import { AppRepository } from './apps';
+import { AuthConfigRepository } from './authConfigs';
 import { CredentialRepository } from './credentials';
+import { TokenKeyRepository } from './tokenKeys';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
+export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
+export type { ApiKeyRepository, NewApiKey, StoredApiKey } from './apiKeys';
+export type { AppKeyState, AppRepository, AppSettings, NewApp, NewDeletion, ScheduledDeletion, StoredApp } from './apps';
+export type { AuthConfigChanges, AuthConfigRepository, AuthConfigRule, NewAuthConfig, StoredAuthConfig } from './authConfigs';
 export type { CredentialRepository } from './credentials';
+export type { AppTokenKeyRows, StoredTokenKey, TokenKeyRepository } from './tokenKeys';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -18,22 +29,39 @@ export interface RepositoryOptions {
   logger: Logger;
 }
 
+/** Opens the feed that tells every replica of a changed app (see `Repositories.appChanges`). */
+export type AppChangeFeedOpener = (handlers: AppChangeHandlers) => AppChangeFeed;
+
 /** The store as the services see it: one repository per area, each over the store's one SQL layer. */
 export interface Repositories {
   /** Which deliveries a change makes, and the worker's wake-up once they are committed. */
   outbox: WebhookOutbox;
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
+  apps: AppRepository;
+  apiKeys: ApiKeyRepository;
+  tokenKeys: TokenKeyRepository;
+  authConfigs: AuthConfigRepository;
+  /**
+   * How a change to an app reaches the caches of other replicas: PostgreSQL's LISTEN/NOTIFY, on a
+   * connection of its own (opened when called). Undefined on SQLite: one process has no one to tell.
+   */
+  appChanges: AppChangeFeedOpener | undefined;
 }
 
 /** The repositories over one open store's connections. */
-export function openRepositories(parts: { db: Db; hot: HotPath }, options: RepositoryOptions): Repositories {
-  const { db, hot } = parts;
+export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider; databaseUrl: string }, options: RepositoryOptions): Repositories {
+  const { db, hot, provider, databaseUrl } = parts;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
   const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
   return {
     outbox,
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
+    apps: new AppRepository({ db, outbox }),
+    apiKeys: new ApiKeyRepository({ db }),
+    tokenKeys: new TokenKeyRepository({ db }),
+    authConfigs: new AuthConfigRepository({ db }),
+    appChanges: provider === 'postgresql' ? (handlers) => listenForAppChanges(databaseUrl, handlers, options.logger) : undefined,
   };
 }
