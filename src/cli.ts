@@ -71,12 +71,12 @@ class UsageError extends Error {}
 
 async function withServices<T>(run: (services: Services) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const [{ openStore }, { createServices }] = await Promise.all([import('./server/store'), import('./server/services')]);
+  const [{ openStore, TokenKeyRepository }, { createServices }] = await Promise.all([import('./server/store'), import('./server/services')]);
   const store = openStore(config.databaseUrl);
   await store.migrate();
   try {
     const { assertTokenKeysReadable } = await import('./server/services/tokens/assertTokenKeysReadable');
-    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption);
+    await assertTokenKeysReadable(new TokenKeyRepository({ db: store.db }), config.tokenKeyEncryption);
   } catch (error) {
     await store.close();
     throw error;
@@ -248,7 +248,7 @@ async function tokenKeys([action]: string[]): Promise<void> {
   if (action !== 'rewrap') throw new UsageError(action ? `unknown token-keys command '${action}'` : 'token-keys: missing a command');
   const config = loadConfig();
   if (!config.tokenKeyEncryption.current) throw new UsageError('token-keys rewrap: set TOKEN_KEY_ENCRYPTION_KEY to the key to wrap with');
-  const [{ openStore }, { rewrapTokenKeys }, { resealWebhookSecrets }] = await Promise.all([
+  const [{ openStore, TokenKeyRepository }, { rewrapTokenKeys }, { resealWebhookSecrets }] = await Promise.all([
     import('./server/store'),
     import('./server/services/tokens/rewrapTokenKeys'),
     import('./server/services/webhooks/resealWebhookSecrets'),
@@ -257,8 +257,8 @@ async function tokenKeys([action]: string[]): Promise<void> {
   try {
     await store.migrate();
     // The token keys' counts stay at the top, as before webhooks; the webhook secrets' beside them.
-    const report = await rewrapTokenKeys(store.db, config.tokenKeyEncryption);
-    const { webhookEndpoints } = store.repositories({ now: Date.now, outboxQuota: config.webhookDelivery.outboxQuota, logger: createLogger(config.logLevel) });
+    const { tokenKeys, webhookEndpoints } = store.repositories({ now: Date.now, outboxQuota: config.webhookDelivery.outboxQuota, logger: createLogger(config.logLevel) });
+    const report = await rewrapTokenKeys(tokenKeys, config.tokenKeyEncryption);
     const webhookSecrets = await resealWebhookSecrets(webhookEndpoints, config.tokenKeyEncryption);
     print({ ...report, webhookSecrets });
     if (report.unreadable.length > 0 || webhookSecrets.unreadable.length > 0) {

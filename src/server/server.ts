@@ -8,7 +8,7 @@ import { gracefulClose } from './http/gracefulClose';
 import type { Config } from './core/config';
 import { createLogger } from './core/logger';
 import { createServices, type Services } from './services';
-import { openStore } from './store';
+import { openStore, TokenKeyRepository } from './store';
 import { warnLooseFiles } from './warnLooseFiles';
 import { assertTokenKeysReadable } from './services/tokens/assertTokenKeysReadable';
 
@@ -40,7 +40,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (applied.length > 0) logger.info({ migrations: applied }, 'applied database migrations');
   warnLooseFiles(config, logger);
   try {
-    await assertTokenKeysReadable(store.db, config.tokenKeyEncryption, logger);
+    await assertTokenKeysReadable(new TokenKeyRepository({ db: store.db }), config.tokenKeyEncryption, logger);
   } catch (error) {
     await store.close();
     throw error;

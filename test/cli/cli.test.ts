@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ApiKeyAuthenticator } from '../../src/server/services/apps/apiKeys';
+import { createLogger } from '../../src/server/core/logger';
 import { openStore } from '../../src/server/store';
 import { loadMigrations } from '../../src/server/store/migrate';
 import { MANAGEMENT_KEY } from '../support/testService';
@@ -157,7 +158,8 @@ describe('apps', () => {
       // The printed secret is what a service over the same database accepts.
       const store = openStore(cli.env.DATABASE_URL);
       try {
-        expect(await new ApiKeyAuthenticator({ db: store.db }).check(created.apiSecret1)).toMatchObject({ ok: true, key: { appId: 'myapp', kind: 'secret' } });
+        const { apiKeys, apps } = store.repositories({ now: Date.now, outboxQuota: 1000, logger: createLogger('silent') });
+        expect(await new ApiKeyAuthenticator({ keys: apiKeys, apps }).check(created.apiSecret1)).toMatchObject({ ok: true, key: { appId: 'myapp', kind: 'secret' } });
       } finally {
         await store.close();
       }

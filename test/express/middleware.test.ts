@@ -6,7 +6,7 @@
 import supertest from 'supertest';
 import { InMemoryUserStore, type PasswordlessOptions, type UserStore } from '../../src/express';
 import { TokenService } from '../../src/server/services/tokens/tokenService';
-import { openStore } from '../../src/server/store';
+import { openStore, TokenKeyRepository } from '../../src/server/store';
 import { finishRegistration, signIn } from '../support/ceremonies';
 import { expectProblem, hostApp as hostOn, newEmail, sessionCookie, signUp as signUpOn, startSignUp as startSignUpOn, type Host } from '../support/hostApp';
 import { bareVerifyPayload } from '../support/privateApi';
@@ -191,7 +191,7 @@ describe('tokens the service refuses reach the caller as the service answered th
     try {
       await service.http.post('/signin/generate-token').set('ApiSecret', app.apiSecret).send({ userId: 'warm-up' });
       const payload = bareVerifyPayload(app.appId, 'passkey_signin', 'anyone', Date.now() - 600_000);
-      const token = await new TokenService({ db: store.db }).issue('verify', payload);
+      const token = await new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }) }).issue('verify', payload);
       const login = await h.agent.post('/passwordless-login').send({ token });
       expectProblem(login, 403, 'expired_token');
       expect(login.body.title).toMatch(/expired .* ago/);

@@ -3,6 +3,7 @@ import type { FeaturesPatch } from '../../src/server/services/apps/apps';
 import { AuthenticatorPolicy } from '../../src/server/services/authenticators/authenticatorPolicy';
 import { RegistrationService } from '../../src/server/services/ceremonies/registration';
 import { TokenService, type TokenKind } from '../../src/server/services/tokens/tokenService';
+import { TokenKeyRepository } from '../../src/server/store';
 import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/tokens/verifyTokens';
 import { ORIGIN, RPID } from './ceremonies';
 import { managementClient } from './http';
@@ -66,7 +67,7 @@ export async function aliasesOf(svc: TestService, app: TestApp, userId: string) 
  * with a clock in the past, or whose `exp` is in the past, is already expired when it arrives.
  */
 export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService {
-  return new TokenService({ db: svc.services.store.db, now: () => Date.now() + offsetMs });
+  return new TokenService({ tokenKeys: new TokenKeyRepository({ db: svc.services.store.db }), now: () => Date.now() + offsetMs });
 }
 
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */

@@ -2,7 +2,7 @@ import { createHmac, hkdfSync } from 'node:crypto';
 import { ApiError } from '../../src/server/core/apiError';
 import { AppIncarnations } from '../../src/server/services/apps/incarnations';
 import { TokenService, humanizeSeconds, type TokenEnvelope } from '../../src/server/services/tokens/tokenService';
-import { openStore, type Store } from '../../src/server/store';
+import { openStore, TokenKeyRepository, type Store } from '../../src/server/store';
 import { createTestDatabase, type TestDatabase } from '../support/testService';
 
 const MINUTE = 60_000;
@@ -43,7 +43,7 @@ describe('TokenService', () => {
   });
   beforeEach(() => {
     clock = Date.parse('2026-01-01T00:00:00Z');
-    tokens = new TokenService({ db: store.db, now });
+    tokens = new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now });
   });
 
   const payload = (app: string, lifetimeMs = 10 * MINUTE): Payload => ({ app, exp: clock + lifetimeMs, userId: 'u1' });
@@ -102,7 +102,7 @@ describe('TokenService', () => {
 
   it('never signs with a key another replica has not loaded yet', async () => {
     const replicaA = tokens;
-    const replicaB = new TokenService({ db: store.db, now });
+    const replicaB = new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now });
     const first = await replicaA.issue('verify', payload('tokapp8', 30 * DAY));
     clock += 7 * DAY - 500;
     // B loads the key list half a second before A rotates: it trusts that list for a while, and a
@@ -131,12 +131,12 @@ describe('TokenService', () => {
     }
     expect(await store.db.tokenKey.count({ where: { tenant: 'tokapp9' } })).toBe(5);
     clock = start + 37 * DAY - 2 * MINUTE; // `late` still lives: its key must still be there
-    await expect(new TokenService({ db: store.db, now }).open('verify', late, 'tokapp9')).resolves.toBeDefined();
+    await expect(new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now }).open('verify', late, 'tokapp9')).resolves.toBeDefined();
     clock = start + 42 * DAY;
     await tokens.issue('verify', payload('tokapp9'));
     expect(await store.db.tokenKey.count({ where: { tenant: 'tokapp9' } })).toBe(5);
     clock = start; // even a token that has not expired is refused once its key is gone
-    expect((await failure(new TokenService({ db: store.db, now }).open('verify', early, 'tokapp9'))).code).toBe('invalid_token');
+    expect((await failure(new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now }).open('verify', early, 'tokapp9'))).code).toBe('invalid_token');
   });
   describe('incarnations', () => {
     it('verifies a token made the way tokens were made before incarnations (no inc, the original derivation) for an app that predates them', async () => {
@@ -150,9 +150,9 @@ describe('TokenService', () => {
 
     it("binds tokens to one creation of the app: a replica that still caches the old app's keys refuses its tokens once it has read the new incarnation", async () => {
       await store.db.app.create({ data: { id: 'reborn', adminEmail: 'owner@example.com', incarnation: 'first' } });
-      const replicaA = new TokenService({ db: store.db, now, incarnations: new AppIncarnations() });
+      const replicaA = new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now, incarnations: new AppIncarnations() });
       const seenByB = new AppIncarnations();
-      const replicaB = new TokenService({ db: store.db, now, incarnations: seenByB });
+      const replicaB = new TokenService({ tokenKeys: new TokenKeyRepository({ db: store.db }), now, incarnations: seenByB });
       const old = await replicaA.issue('verify', payload('reborn'));
       expect(JSON.parse(Buffer.from(old.slice('verify_'.length).split('.')[0], 'base64url').toString())).toMatchObject({ inc: 'first' });
       await expect(replicaB.open('verify', old, 'reborn')).resolves.toMatchObject({ app: 'reborn' }); // B now caches the first app's keys

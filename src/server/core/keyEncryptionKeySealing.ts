@@ -10,7 +10,9 @@ import type { KeyEncryptionKey } from './parseKeyEncryptionKey';
 // Values already in databases are in exactly this form: the prefix and the additional data must
 // never change.
 
-const PREFIX = 'kek1:';
+/** What every sealed value starts with (and no plain base64 value can: it has no ':'). */
+export const SEALED_PREFIX = 'kek1:';
+const PREFIX = SEALED_PREFIX;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 

@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { parseTimeSpan } from '../../shared/timeSpan';
 import { ApiError } from '../core/apiError';
 import { MAX_NAME_LENGTH, MAX_PURPOSE_LENGTH, boundedString, ciEnum, ciObject, looseString } from '../core/validation';
-import type { Db } from '../store';
-import { isUniqueViolation } from '../core/storeErrors';
+import type { AuthConfigRepository, StoredAuthConfig } from '../store/repositories';
 import { TtlCache } from '../core/ttlCache';
 import { SYSTEM } from './events/eventTypes';
 import type { EventLog } from './events/eventLog';
@@ -65,11 +64,9 @@ export const deleteAuthConfigSchema = ciObject({ purpose: purposeField(), perfor
 
 export const listAuthConfigsQuerySchema = ciObject({ purpose: z.string().optional() });
 
-type StoredConfig = NonNullable<Awaited<ReturnType<Db['authConfig']['findUnique']>>>;
-
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-function listItem(config: StoredConfig) {
+function listItem(config: StoredAuthConfig) {
   return {
     purpose: config.purpose,
     timeToLive: config.timeToLiveSeconds,
@@ -101,7 +98,7 @@ const notFound = (purpose: string) => new ApiError('auth_config_not_found', { ti
 
 /** What an `AuthConfigService` is built from. */
 export interface AuthConfigServiceDeps {
-  db: Db;
+  configs: AuthConfigRepository;
   events: EventLog;
   ttlMs?: number;
   now?: () => number;
@@ -116,12 +113,12 @@ export class AuthConfigService {
   private readonly cache: TtlCache<string, Map<string, ResolvedAuthConfig>>;
   private readonly used = new Map<string, { tenant: string; purpose: string; at: Date }>();
 
-  private readonly db: Db;
+  private readonly configs: AuthConfigRepository;
   private readonly events: EventLog;
   private readonly now: () => number;
 
   constructor(deps: AuthConfigServiceDeps) {
-    this.db = deps.db;
+    this.configs = deps.configs;
     this.events = deps.events;
     const ttlMs = deps.ttlMs ?? 5000;
     this.now = deps.now ?? Date.now;
@@ -141,7 +138,7 @@ export class AuthConfigService {
   private async configsOf(appId: string): Promise<Map<string, ResolvedAuthConfig>> {
     const hit = this.cache.get(appId);
     if (hit) return hit;
-    const rows = await this.db.authConfig.findMany({ where: { tenant: appId }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
+    const rows = await this.configs.rules(appId);
     const configs = new Map(
       rows.map((r) => [r.purpose, { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds }]),
     );
@@ -161,24 +158,17 @@ export class AuthConfigService {
     const entries = [...this.used.values()];
     this.used.clear();
     for (const { tenant, purpose, at } of entries) {
-      const { count } = await this.db.authConfig.updateMany({ where: { tenant, purpose }, data: { lastUsedOn: at } });
-      if (count > 0 || !isPreset(purpose)) continue;
+      if ((await this.configs.markUsed(tenant, purpose, at)) || !isPreset(purpose)) continue;
       const preset = PRESET_AUTH_CONFIGS[purpose];
-      try {
-        await this.db.authConfig.create({
-          data: { tenant, purpose, userVerificationRequirement: preset.userVerification, timeToLiveSeconds: preset.timeToLiveSeconds, createdBy: SYSTEM, lastUsedOn: at },
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        await this.db.authConfig.updateMany({ where: { tenant, purpose }, data: { lastUsedOn: at } }); // saved meanwhile by an edit
-      }
+      const saved = await this.configs.create(tenant, { purpose, userVerificationRequirement: preset.userVerification, timeToLiveSeconds: preset.timeToLiveSeconds, createdBy: SYSTEM, lastUsedOn: at });
+      if (!saved) await this.configs.markUsed(tenant, purpose, at); // saved meanwhile by an edit
     }
   }
 
   /** Stored configurations and the built-ins, built-ins first; with `purpose`, that one or none. */
   async list(appId: string, purpose?: string) {
     await this.flushUsage();
-    const rows = await this.db.authConfig.findMany({ where: { tenant: appId, ...(purpose ? { purpose } : {}) }, orderBy: { purpose: 'asc' } });
+    const rows = await this.configs.list(appId, purpose);
     const stored = new Map(rows.map((r) => [r.purpose, r]));
     const builtIns = Object.keys(PRESET_AUTH_CONFIGS).filter((p) => !purpose || p === purpose);
     return [
@@ -190,21 +180,14 @@ export class AuthConfigService {
   async add(appId: string, input: z.output<typeof addAuthConfigSchema>): Promise<void> {
     const exists = () => new ApiError('auth_config_already_exists', { title: `The configuration ${input.purpose} already exists.` });
     if (isPreset(input.purpose)) throw exists();
-    try {
-      await this.db.authConfig.create({
-        data: {
-          tenant: appId,
-          purpose: input.purpose,
-          timeToLiveSeconds: input.timeToLive,
-          userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
-          createdBy: input.performedBy,
-          createdOn: new Date(this.now()),
-        },
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw exists();
-      throw error;
-    }
+    const created = await this.configs.create(appId, {
+      purpose: input.purpose,
+      timeToLiveSeconds: input.timeToLive,
+      userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
+      createdBy: input.performedBy,
+      createdOn: new Date(this.now()),
+    });
+    if (!created) throw exists();
     this.changed(appId, 'ApiAuthenticationConfigurationCreated', input.purpose, input.performedBy, 'created');
   }
 
@@ -216,21 +199,19 @@ export class AuthConfigService {
       editedBy: input.performedBy,
       editedOn: now,
     };
-    const { count } = await this.db.authConfig.updateMany({ where: { tenant: appId, purpose: input.purpose }, data: changes });
-    if (count === 0) {
+    if (!(await this.configs.update(appId, input.purpose, changes))) {
       if (!isPreset(input.purpose)) throw notFound(input.purpose);
       const preset = PRESET_AUTH_CONFIGS[input.purpose];
-      const data = { tenant: appId, purpose: input.purpose, timeToLiveSeconds: preset.timeToLiveSeconds, userVerificationRequirement: preset.userVerification, createdBy: SYSTEM, createdOn: now, ...changes };
+      const config = { purpose: input.purpose, timeToLiveSeconds: preset.timeToLiveSeconds, userVerificationRequirement: preset.userVerification, createdBy: SYSTEM, createdOn: now, ...changes };
       // A built-in is saved on its first edit; a concurrent first edit or first use may have saved it already.
-      await this.db.authConfig.upsert({ where: { tenant_purpose: { tenant: appId, purpose: input.purpose } }, create: data, update: changes });
+      await this.configs.upsert(appId, config, changes);
     }
     this.changed(appId, 'ApiAuthenticationConfigurationUpdated', input.purpose, input.performedBy, 'edited');
   }
 
   async remove(appId: string, input: z.output<typeof deleteAuthConfigSchema>): Promise<void> {
     if (isPreset(input.purpose)) throw new ApiError('auth_config_not_deletable', { title: `The ${input.purpose} configuration cannot be deleted.` });
-    const { count } = await this.db.authConfig.deleteMany({ where: { tenant: appId, purpose: input.purpose } });
-    if (count === 0) throw notFound(input.purpose);
+    if (!(await this.configs.delete(appId, input.purpose))) throw notFound(input.purpose);
     this.changed(appId, 'ApiAuthenticationConfigurationDeleted', input.purpose, input.performedBy, 'deleted');
   }
 

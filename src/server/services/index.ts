@@ -131,12 +131,11 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   const incarnations = new AppIncarnations();
   const { outbox: webhookOutbox } = repositories;
   const failedKeyUses = new FailedKeyUses({ events, logger, now });
-  const keys = new ApiKeyAuthenticator({ db, failures: failedKeyUses, incarnations });
-  const tokens = new TokenService({ db, now, incarnations, encryption: config.tokenKeyEncryption });
+  const keys = new ApiKeyAuthenticator({ keys: repositories.apiKeys, apps: repositories.apps, failures: failedKeyUses, incarnations });
+  const tokens = new TokenService({ tokenKeys: repositories.tokenKeys, now, incarnations, encryption: config.tokenKeyEncryption });
   const caches = appCaches(
     { keys, features, tokens, incarnations, webhooks: webhookOutbox },
-    store.provider === 'postgresql' ? { databaseUrl: config.databaseUrl, notify: options.appChangeNotifications !== false } : undefined,
-    logger,
+    options.appChangeNotifications !== false ? repositories.appChanges : undefined,
   );
   const webhooks = new WebhookEndpointService({
     endpoints: repositories.webhookEndpoints,
@@ -164,14 +163,15 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   });
   webhookOutbox.onWritten((endpointIds) => webhookWorker.nudge(endpointIds));
   const apps = new AppsService({
-    db,
+    apps: repositories.apps,
+    keys: repositories.apiKeys,
     events,
     defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
     onAppChanged: caches.changed,
   });
   const challenges = new ChallengeStore({ db, hot: store.hot, now, timeoutMs: config.ceremonyTimeoutMs });
   const aliases = new AliasService({ aliases: repositories.aliases, events });
-  const authConfigs = new AuthConfigService({ db, events, now });
+  const authConfigs = new AuthConfigService({ configs: repositories.authConfigs, events, now });
   const mailer = createMailer(config);
   // Loaded only when configured: the Redis client takes a second to load, which every CLI command would pay.
   const redis = config.redisUrl ? (require('../redis/connection') as typeof import('../redis/connection')).connectRedis(config.redisUrl, logger) : undefined;
@@ -185,7 +185,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     now,
   });
   const deletions = new AppDeletionService({
-    db,
+    apps: repositories.apps,
     tokens,
     mailer,
     events,
@@ -193,7 +193,6 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     publicUrl: config.publicUrl,
     onAppChanged: caches.changed,
     now,
-    webhooks: webhookOutbox,
   });
   const metadata = new AuthenticatorMetadata({
     sources: { blobFile: config.mdsBlobFile, url: config.mdsUrl, trustedRoots: config.mdsTrustedRoots },

@@ -19,6 +19,8 @@ export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
 export { renewWebhookClaims } from './renewWebhookClaims';
+/** For the start-up check and `token-keys rewrap`, which run before (or without) the services. */
+export { TokenKeyRepository } from './repositories/tokenKeys';
 
 /**
  * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
@@ -77,7 +79,7 @@ export function openStore(databaseUrl: string): Store {
       provider: 'sqlite',
       db: client,
       hot,
-      repositories,
+      repositories: repositoriesOf(databaseUrl),
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
         await client.$queryRawUnsafe('SELECT 1');
@@ -100,7 +102,7 @@ export function openStore(databaseUrl: string): Store {
     provider: 'postgresql',
     db: client as unknown as Db,
     hot,
-    repositories,
+    repositories: repositoriesOf(databaseUrl),
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
       await client.$queryRawUnsafe('SELECT 1');
@@ -116,8 +118,10 @@ export function openStore(databaseUrl: string): Store {
 }
 
 /** A store's repositories over its own connections (`this`: so that a store copied with wrapped connections, as tests do to count statements, gets repositories over those). */
-function repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories {
-  return openRepositories({ db: this.db, hot: this.hot, provider: this.provider }, options);
+function repositoriesOf(databaseUrl: string) {
+  return function repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories {
+    return openRepositories({ db: this.db, hot: this.hot, provider: this.provider, databaseUrl }, options);
+  };
 }
 
 async function appliedMigrations(client: { $queryRawUnsafe<T>(sql: string): Promise<T> }): Promise<string[]> {

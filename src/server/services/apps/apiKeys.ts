@@ -1,6 +1,6 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { APP_ID_PATTERN, parseKey, type KeyKind, type ParsedKey } from '../../../shared/apiKeys';
-import type { Db } from '../../store';
+import type { ApiKeyRepository, AppRepository } from '../../store/repositories';
 import type { FailedKeyUses } from './failedKeyUses';
 import { AppIncarnations } from './incarnations';
 import { TtlCache } from '../../core/ttlCache';
@@ -49,7 +49,9 @@ interface CacheEntry {
 
 /** What an `ApiKeyAuthenticator` is built from. */
 export interface ApiKeyAuthenticatorDeps {
-  db: Db;
+  keys: ApiKeyRepository;
+  /** Whether the key's app is frozen, being deleted, and which incarnation it is. */
+  apps: AppRepository;
   /** Where failed uses are tallied for the event log; none for an offline check. */
   failures?: FailedKeyUses;
   incarnations?: AppIncarnations;
@@ -67,12 +69,14 @@ export interface ApiKeyAuthenticatorDeps {
 export class ApiKeyAuthenticator {
   private readonly cache: TtlCache<string, CacheEntry>;
 
-  private readonly db: Db;
+  private readonly keys: ApiKeyRepository;
+  private readonly apps: AppRepository;
   private readonly failures?: FailedKeyUses;
   private readonly incarnations: AppIncarnations;
 
   constructor(deps: ApiKeyAuthenticatorDeps) {
-    this.db = deps.db;
+    this.keys = deps.keys;
+    this.apps = deps.apps;
     this.failures = deps.failures;
     this.incarnations = deps.incarnations ?? new AppIncarnations();
     const ttlMs = deps.ttlMs ?? 5000;
@@ -106,16 +110,16 @@ export class ApiKeyAuthenticator {
   }
 
   private async lookup(parsed: ParsedKey, digest: string): Promise<KeyCheck> {
-    const row = await this.db.apiKey.findUnique({ where: { tenant_id: { tenant: parsed.appId, id: parsed.keyId } } });
+    const row = await this.keys.find(parsed.appId, parsed.keyId);
     if (!row) return { ok: false, reason: 'unknown' };
     if (row.kind !== parsed.kind || !constantTimeEqualHex(row.keyHash, digest)) return { ok: false, reason: 'invalid' };
     if (row.isLocked) return { ok: false, reason: 'locked' };
-    const app = await this.db.app.findUnique({ where: { id: parsed.appId }, select: { frozen: true, keysFrozenForDeletion: true, incarnation: true } });
+    const app = await this.apps.keyStateOf(parsed.appId);
     if (!app) return { ok: false, reason: 'unknown' };
     this.incarnations.note(parsed.appId, app.incarnation);
     if (app.keysFrozenForDeletion) return { ok: false, reason: 'deleting' };
     if (app.frozen) return { ok: false, reason: 'locked' };
-    const scopes = effectiveScopes(parsed.kind, row.scopes.split(',').filter(Boolean));
+    const scopes = effectiveScopes(parsed.kind, row.scopes);
     return { ok: true, key: { appId: parsed.appId, kind: parsed.kind, keyId: parsed.keyId, scopes, incarnation: app.incarnation } };
   }
 }

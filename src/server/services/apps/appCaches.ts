@@ -1,10 +1,8 @@
-import type { Logger } from 'pino';
-import { listenForAppChanges } from '../../store/appChangeFeed';
 import type { ApiKeyAuthenticator } from './apiKeys';
 import type { AppFeaturesCache } from './appFeaturesCache';
 import type { AppIncarnations } from './incarnations';
 import type { TokenService } from '../tokens/tokenService';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
+import type { AppChangeFeedOpener, WebhookOutbox } from '../../store/repositories';
 
 /** What a process caches about apps: key checks, features, token keys and incarnations. */
 export interface AppCachesOf {
@@ -24,10 +22,10 @@ export interface AppCaches {
 
 /**
  * How a change to an app reaches every cache of it: in this process at once, and on other
- * replicas of one PostgreSQL database through its change feed (LISTEN/NOTIFY). A single SQLite
- * process has no one to tell. `notify: false` leaves the feed out (tests of what holds without it).
+ * replicas through the store's change feed (`openFeed`: PostgreSQL's LISTEN/NOTIFY; none on
+ * SQLite, whose single process has no one to tell, nor in tests of what holds without it).
  */
-export function appCaches(caches: AppCachesOf, feedOf: { databaseUrl: string; notify: boolean } | undefined, logger: Logger): AppCaches {
+export function appCaches(caches: AppCachesOf, openFeed: AppChangeFeedOpener | undefined): AppCaches {
   const forget = (appId: string) => {
     caches.keys.forgetApp(appId);
     caches.features.invalidate();
@@ -35,24 +33,17 @@ export function appCaches(caches: AppCachesOf, feedOf: { databaseUrl: string; no
     caches.incarnations.forget(appId);
     caches.webhooks.forget(appId);
   };
-  const feed =
-    feedOf?.notify
-      ? listenForAppChanges(
-          feedOf.databaseUrl,
-          {
-            changed: forget,
-            // Notifications may have been missed: nothing cached can be trusted.
-            missed: () => {
-              caches.keys.invalidate();
-              caches.features.invalidate();
-              caches.tokens.forgetAll();
-              caches.incarnations.clear();
-              caches.webhooks.forgetAll();
-            },
-          },
-          logger,
-        )
-      : undefined;
+  const feed = openFeed?.({
+    changed: forget,
+    // Notifications may have been missed: nothing cached can be trusted.
+    missed: () => {
+      caches.keys.invalidate();
+      caches.features.invalidate();
+      caches.tokens.forgetAll();
+      caches.incarnations.clear();
+      caches.webhooks.forgetAll();
+    },
+  });
   return {
     changed(appId) {
       forget(appId);

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_NAME_LENGTH, boundedString, ciObject } from '../../core/validation';
-import type { Db } from '../../store';
+import type { AppRepository } from '../../store/repositories';
 import { APP_ID_PATTERN } from './apiKeys';
 import { appNotFound } from './apps';
 import { deletionWarningMessage } from './deletionWarningMessage';
@@ -11,7 +11,6 @@ import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import type { Mailer } from '../../mail/mailer';
 import { tokenPayload, type TokenService } from '../tokens/tokenService';
-import { rowsOf, type WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 const HOUR_MS = 3_600_000;
 /** The spec's schedule: keys frozen after 24 hours, data deleted after 14 days. */
@@ -23,8 +22,6 @@ export const markDeleteSchema = ciObject({ deletedBy: boundedString(MAX_NAME_LEN
 
 /** What an abort link's `abort_` token carries: the nonce of the deletion it cancels. */
 const abortTokenSchema = tokenPayload({ nonce: z.string() });
-
-const NOT_PENDING = { deleteAt: null, keysFreezeAt: null, keysFrozenForDeletion: false, deletionNonce: null } as const;
 
 export interface DeletionSchedule {
   message: string;
@@ -42,7 +39,7 @@ export interface DeletionSweepReport {
 
 /** What an `AppDeletionService` is built from. */
 export interface AppDeletionServiceDeps {
-  db: Db;
+  apps: AppRepository;
   tokens: TokenService;
   mailer: Mailer;
   events: EventLog;
@@ -52,7 +49,6 @@ export interface AppDeletionServiceDeps {
   /** Clears what this process caches about the app (key checks, settings, token keys). */
   onAppChanged: (appId: string) => void;
   now?: () => number;
-  webhooks?: WebhookOutbox;
 }
 
 /**
@@ -62,7 +58,7 @@ export interface AppDeletionServiceDeps {
  * is claimed by one conditional statement, so any number of sweepers (replicas) perform it once.
  */
 export class AppDeletionService {
-  private readonly db: Db;
+  private readonly apps: AppRepository;
   private readonly tokens: TokenService;
   private readonly mailer: Mailer;
   private readonly events: EventLog;
@@ -70,10 +66,9 @@ export class AppDeletionService {
   private readonly publicUrl: string;
   private readonly onAppChanged: (appId: string) => void;
   private readonly now: () => number;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: AppDeletionServiceDeps) {
-    this.db = deps.db;
+    this.apps = deps.apps;
     this.tokens = deps.tokens;
     this.mailer = deps.mailer;
     this.events = deps.events;
@@ -81,43 +76,38 @@ export class AppDeletionService {
     this.publicUrl = deps.publicUrl;
     this.onAppChanged = deps.onAppChanged;
     this.now = deps.now ?? Date.now;
-    this.webhooks = deps.webhooks;
   }
 
   /** Schedules the deletion and mails the warning with the abort link; 502 (and nothing scheduled) if the mail cannot go. */
   async schedule(appId: string, requestedBy: string): Promise<DeletionSchedule> {
-    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId }, select: { adminEmail: true } }) : null;
-    if (!app) throw appNotFound(appId);
+    const adminEmail = APP_ID_PATTERN.test(appId) ? await this.apps.adminEmailOf(appId) : undefined;
+    if (adminEmail === undefined) throw appNotFound(appId);
     const now = this.now();
     const keysFreezeAt = new Date(now + KEYS_FREEZE_AFTER_MS);
     const deleteAt = new Date(now + DATA_DELETED_AFTER_MS);
     const nonce = randomBytes(32).toString('base64url');
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'app.deletion_scheduled', { keysFreezeAt: keysFreezeAt.toISOString(), deleteAt: deleteAt.toISOString() });
-    const count = await this.db.$transaction(async (tx) => {
-      const scheduled = await tx.app.updateMany({ where: { id: appId, deleteAt: null }, data: { deleteAt, keysFreezeAt, keysFrozenForDeletion: false, deletionNonce: nonce } });
-      if (scheduled.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-      return scheduled.count;
-    });
-    if (count === 0) {
-      const pending = await this.db.app.findUnique({ where: { id: appId }, select: { deleteAt: true } });
-      if (!pending) throw appNotFound(appId);
-      throw new ApiError('app_pending_deletion', { detail: `The app '${appId}' will be deleted at ${pending.deleteAt?.toISOString()}.` });
+    const scheduled = await this.apps.scheduleDeletion(
+      appId,
+      { keysFreezeAt, deleteAt, nonce },
+      { type: 'app.deletion_scheduled', data: { keysFreezeAt: keysFreezeAt.toISOString(), deleteAt: deleteAt.toISOString() } },
+    );
+    if (!scheduled) {
+      const pendingAt = await this.apps.deleteAtOf(appId);
+      if (pendingAt === undefined) throw appNotFound(appId);
+      throw new ApiError('app_pending_deletion', { detail: `The app '${appId}' will be deleted at ${pendingAt?.toISOString()}.` });
     }
     const token = await this.tokens.issue('abort', { app: appId, exp: deleteAt.getTime(), nonce });
     const abortLink = `${this.publicUrl}/apps/delete/cancel/${appId}?token=${encodeURIComponent(token)}`;
     try {
-      await this.mailer.send(deletionWarningMessage({ to: app.adminEmail, appId, requestedBy, keysFreezeAt, deleteAt, abortLink }));
+      await this.mailer.send(deletionWarningMessage({ to: adminEmail, appId, requestedBy, keysFreezeAt, deleteAt, abortLink }));
     } catch (error) {
       // Nobody could cancel a deletion they were never told about: undo it.
-      await this.db.$transaction(async (tx) => {
-        await tx.app.updateMany({ where: { id: appId, deletionNonce: nonce }, data: NOT_PENDING });
-        if (deliveries) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, id: { in: deliveries.map((d) => d.id) } } });
-      });
+      await scheduled.undo();
       const { code, responseCode, command } = error as { code?: string; responseCode?: number; command?: string };
       this.logger.warn({ appId, mailer: this.mailer.kind, code, responseCode, command }, 'deletion warning mail delivery failed; deletion not scheduled');
       throw new ApiError('mail_delivery_failed', { detail: 'The deletion was not scheduled, because its warning could not be mailed to the admin.' });
     }
-    this.webhooks?.written(deliveries);
+    scheduled.confirm();
     this.events.record(appId, {
       type: 'ApiManagementAppMarkedForDeletion',
       message: `The app was marked for deletion: keys freeze at ${keysFreezeAt.toISOString()}, data is deleted at ${deleteAt.toISOString()}.`,
@@ -129,16 +119,15 @@ export class AppDeletionService {
       isDeleted: false,
       keysFreezeAt: keysFreezeAt.toISOString(),
       deleteAt: deleteAt.toISOString(),
-      adminEmails: [app.adminEmail],
+      adminEmails: [adminEmail],
     };
   }
 
   /** The operator's cancel (management API, CLI): the app is no longer pending and its keys work again. */
   async cancel(appId: string, performedBy: string): Promise<{ message: string }> {
     if (!APP_ID_PATTERN.test(appId)) throw appNotFound(appId);
-    const count = await this.cancelWhere(appId, { id: appId, deleteAt: { not: null } });
-    if (count === 0) {
-      if (!(await this.db.app.findUnique({ where: { id: appId }, select: { id: true } }))) throw appNotFound(appId);
+    if (!(await this.cancelDeletion(appId, undefined))) {
+      if (!(await this.apps.exists(appId))) throw appNotFound(appId);
       throw new ApiError('app_not_pending_deletion');
     }
     this.cancelled(appId, performedBy);
@@ -162,7 +151,7 @@ export class AppDeletionService {
    */
   async isCancelLinkValid(appId: string, token: unknown): Promise<boolean> {
     const nonce = await this.nonceOfLink(appId, token);
-    return nonce !== undefined && (await this.db.app.count({ where: { id: appId, deletionNonce: nonce, deleteAt: { not: null } } })) === 1;
+    return nonce !== undefined && (await this.apps.isPendingDeletion(appId, nonce));
   }
 
   /**
@@ -174,22 +163,14 @@ export class AppDeletionService {
     const nonce = await this.nonceOfLink(appId, token);
     if (nonce === undefined) return false;
     // Single use: the nonce is cleared with the schedule, in the statement that checks it.
-    const count = await this.cancelWhere(appId, { id: appId, deletionNonce: nonce, deleteAt: { not: null } });
-    if (count === 0) return false;
+    if (!(await this.cancelDeletion(appId, nonce))) return false;
     this.cancelled(appId, 'Abort link');
     return true;
   }
 
-  /** The schedule cleared where it matches, with the webhook deliveries that report it, in one transaction; how many apps it cleared. */
-  private async cancelWhere(appId: string, where: { id: string; deleteAt: { not: null }; deletionNonce?: string }): Promise<number> {
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'app.deletion_cancelled', {});
-    const count = await this.db.$transaction(async (tx) => {
-      const cleared = await tx.app.updateMany({ where, data: NOT_PENDING });
-      if (cleared.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-      return cleared.count;
-    });
-    if (count > 0) this.webhooks?.written(deliveries);
-    return count;
+  /** Clears the pending deletion (the one of the link's nonce, when given), reported as `app.deletion_cancelled`; whether it did. */
+  private cancelDeletion(appId: string, nonce: string | undefined): Promise<boolean> {
+    return this.apps.cancelDeletion(appId, nonce, { type: 'app.deletion_cancelled', data: {} });
   }
 
   private cancelled(appId: string, performedBy: string): void {
@@ -200,10 +181,7 @@ export class AppDeletionService {
   /** Performs every due step: freezes keys past keysFreezeAt, deletes apps past deleteAt (data and all). */
   async sweep(): Promise<DeletionSweepReport> {
     const now = new Date(this.now());
-    const due = await this.db.app.findMany({
-      where: { OR: [{ deleteAt: { lte: now } }, { keysFreezeAt: { lte: now }, keysFrozenForDeletion: false }] },
-      select: { id: true, deleteAt: true },
-    });
+    const due = await this.apps.dueDeletions(now);
     const report: DeletionSweepReport = { frozen: [], deleted: [] };
     for (const app of due) {
       if (app.deleteAt && app.deleteAt <= now) {
@@ -216,11 +194,7 @@ export class AppDeletionService {
   }
 
   private async freeze(appId: string, now: Date): Promise<boolean> {
-    const { count } = await this.db.app.updateMany({
-      where: { id: appId, keysFrozenForDeletion: false, keysFreezeAt: { lte: now } },
-      data: { keysFrozenForDeletion: true },
-    });
-    if (count === 0) return false; // another sweeper did it, or the deletion was cancelled meanwhile
+    if (!(await this.apps.freezeKeysForDeletion(appId, now))) return false; // another sweeper did it, or the deletion was cancelled meanwhile
     this.onAppChanged(appId);
     this.logger.info({ appId }, 'app pending deletion: keys frozen');
     this.events.record(appId, { type: 'ApiManagementAppFrozenForDeletion', message: 'The app is being deleted: its keys were frozen.', subject: appId, performedBy: SYSTEM });
@@ -229,8 +203,7 @@ export class AppDeletionService {
 
   /** One DELETE of the App row; the foreign keys' cascades take every row of the app with it. */
   private async purge(appId: string, now: Date): Promise<boolean> {
-    const { count } = await this.db.app.deleteMany({ where: { id: appId, deleteAt: { lte: now } } });
-    if (count === 0) return false;
+    if (!(await this.apps.purge(appId, now))) return false;
     this.onAppChanged(appId);
     this.logger.info({ appId }, 'app pending deletion: all data deleted');
     return true;

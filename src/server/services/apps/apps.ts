@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { isBareEmailAddress } from '../../core/isBareEmailAddress';
 import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../../core/validation';
-import type { Db } from '../../store';
-import { isRecordNotFound, isUniqueViolation } from '../../core/storeErrors';
+import type { ApiKeyRepository, AppRepository, AppSettings, NewApiKey } from '../../store/repositories';
 import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
 import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
 import type { AppEvent, EventLog } from '../events/eventLog';
@@ -114,16 +113,8 @@ function assertKeyAddress(appId: string, keyId: string): void {
   if (!APP_ID_PATTERN.test(appId) || !/^[0-9a-f]{4}$/.test(keyId)) throw new ApiError('api_key_not_found');
 }
 
-function keyRow(appId: string, kind: KeyKind, value: string, scopes: readonly Scope[]) {
-  const parsed = parseKey(value)!;
-  return {
-    tenant: appId,
-    id: parsed.keyId,
-    kind,
-    keyHash: digestKey(value),
-    publicValue: kind === 'public' ? value : null,
-    scopes: scopes.join(','),
-  };
+function keyRow(kind: KeyKind, value: string, scopes: readonly Scope[]): NewApiKey {
+  return { id: parseKey(value)!.keyId, kind, keyHash: digestKey(value), publicValue: kind === 'public' ? value : null, scopes };
 }
 
 /** Generates `count` keys whose ids (last four characters) are unique within the app. */
@@ -141,7 +132,8 @@ function generateKeys(appId: string, kind: KeyKind, count: number, takenIds: Set
 
 /** What an `AppsService` is built from. */
 export interface AppsServiceDeps {
-  db: Db;
+  apps: AppRepository;
+  keys: ApiKeyRepository;
   events: EventLog;
   defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
   /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
@@ -149,13 +141,15 @@ export interface AppsServiceDeps {
 }
 
 export class AppsService {
-  private readonly db: Db;
+  private readonly apps: AppRepository;
+  private readonly keys: ApiKeyRepository;
   private readonly events: EventLog;
   private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
   private readonly onAppChanged: (appId: string) => void;
 
   constructor(deps: AppsServiceDeps) {
-    this.db = deps.db;
+    this.apps = deps.apps;
+    this.keys = deps.keys;
     this.events = deps.events;
     this.defaults = deps.defaults;
     this.onAppChanged = deps.onAppChanged ?? (() => undefined);
@@ -163,7 +157,7 @@ export class AppsService {
 
   async isAvailable(appId: string): Promise<boolean> {
     assertAppId(appId);
-    return (await this.db.app.findUnique({ where: { id: appId }, select: { id: true } })) === null;
+    return !(await this.apps.exists(appId));
   }
 
   async create(appId: string, input: CreateAppInput): Promise<CreatedApp> {
@@ -172,36 +166,28 @@ export class AppsService {
     const [apiKey1, apiKey2] = generateKeys(appId, 'public', 2, taken);
     const [apiSecret1, apiSecret2] = generateKeys(appId, 'secret', 2, taken);
     const plan = input.plan ?? 'trial';
-    try {
-      await this.db.$transaction([
-        this.db.app.create({
-          data: {
-            id: appId,
-            incarnation: randomBytes(8).toString('hex'),
-            decoyKey: randomBytes(32).toString('hex'),
-            adminEmail: input.adminEmail,
-            plan,
-            magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
-            eventLoggingIsEnabled: input.eventLoggingIsEnabled ?? false,
-            eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 90,
-            maxUsers: input.maxUsers ?? null,
-            allowAttestation: input.allowAttestation ?? plan === 'enterprise',
-            allowedOrigins: JSON.stringify(input.allowedOrigins ?? []),
-          },
-        }),
-        this.db.apiKey.createMany({
-          data: [
-            keyRow(appId, 'public', apiKey1, PUBLIC_SCOPES),
-            keyRow(appId, 'public', apiKey2, PUBLIC_SCOPES),
-            keyRow(appId, 'secret', apiSecret1, SECRET_SCOPES),
-            keyRow(appId, 'secret', apiSecret2, SECRET_SCOPES),
-          ],
-        }),
-      ]);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
-      throw error;
-    }
+    const created = await this.apps.create(
+      appId,
+      {
+        incarnation: randomBytes(8).toString('hex'),
+        decoyKey: randomBytes(32).toString('hex'),
+        adminEmail: input.adminEmail,
+        plan,
+        magicLinkEmailMonthlyQuota: input.magicLinkEmailMonthlyQuota ?? this.defaults.magicLinkMonthlyQuota,
+        eventLoggingIsEnabled: input.eventLoggingIsEnabled ?? false,
+        eventLoggingRetentionPeriod: input.eventLoggingRetentionPeriod ?? 90,
+        maxUsers: input.maxUsers ?? null,
+        allowAttestation: input.allowAttestation ?? plan === 'enterprise',
+        allowedOrigins: input.allowedOrigins ?? [],
+      },
+      [
+        keyRow('public', apiKey1, PUBLIC_SCOPES),
+        keyRow('public', apiKey2, PUBLIC_SCOPES),
+        keyRow('secret', apiSecret1, SECRET_SCOPES),
+        keyRow('secret', apiSecret2, SECRET_SCOPES),
+      ],
+    );
+    if (!created) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
     // Caches here and (notified) on other replicas may hold what a previous app of this id left.
     this.onAppChanged(appId);
     this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: input.adminEmail });
@@ -209,7 +195,7 @@ export class AppsService {
   }
 
   async list() {
-    const apps = await this.db.app.findMany({ orderBy: { id: 'asc' } });
+    const apps = await this.apps.list();
     return apps.map((app) => ({
       appId: app.id,
       adminEmail: app.adminEmail,
@@ -223,19 +209,14 @@ export class AppsService {
 
   private async requireApp(appId: string) {
     // An id no app can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
-    const app = APP_ID_PATTERN.test(appId) ? await this.db.app.findUnique({ where: { id: appId } }) : null;
+    const app = APP_ID_PATTERN.test(appId) ? await this.apps.find(appId) : undefined;
     if (!app) throw appNotFound(appId);
     return app;
   }
 
   /** Updates an app that requireApp found, which a concurrent delete may have removed since. */
-  private async updateApp(appId: string, data: Parameters<Db['app']['update']>[0]['data']): Promise<void> {
-    try {
-      await this.db.app.update({ where: { id: appId }, data });
-    } catch (error) {
-      if (isRecordNotFound(error)) throw appNotFound(appId);
-      throw error;
-    }
+  private async updateApp(appId: string, changes: Partial<AppSettings>): Promise<void> {
+    if (!(await this.apps.update(appId, changes))) throw appNotFound(appId);
   }
 
   async getFeatures(appId: string): Promise<AppFeatures> {
@@ -250,7 +231,7 @@ export class AppsService {
       isGenerateSignInTokenEndpointEnabled: app.isGenerateSignInTokenEndpointEnabled,
       isMagicLinksEnabled: app.isMagicLinksEnabled,
       plan: app.plan as Plan,
-      allowedOrigins: JSON.parse(app.allowedOrigins) as string[],
+      allowedOrigins: app.allowedOrigins,
       sdkCompatibleLists: app.sdkCompatibleLists ?? this.defaults.sdkCompatibleLists,
     };
   }
@@ -258,8 +239,7 @@ export class AppsService {
   async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
     await this.requireApp(appId);
     await this.events.flush(); // what happened before the change is logged (or not) under the old settings
-    const { allowedOrigins, ...rest } = patch;
-    await this.updateApp(appId, { ...rest, ...(allowedOrigins !== undefined ? { allowedOrigins: JSON.stringify(allowedOrigins) } : {}) });
+    await this.updateApp(appId, patch);
     this.onAppChanged(appId);
     const fields = Object.keys(patch);
     if (fields.length > 0) {
@@ -294,10 +274,8 @@ export class AppsService {
 
   async listKeys(appId: string) {
     await this.requireApp(appId);
-    // The keys an app is created with share one createdAt, and the two databases break such ties
-    // differently (SQLite by the primary key it scans, PostgreSQL by where the rows lie): kind, then
-    // id, both lowercase ASCII that every collation sorts alike, make one order on both.
-    const keys = await this.db.apiKey.findMany({ where: { tenant: appId }, orderBy: [{ createdAt: 'asc' }, { kind: 'asc' }, { id: 'asc' }] });
+    // Oldest first, in one order on both databases.
+    const keys = await this.keys.list(appId);
     return keys.map((key) => ({
       id: key.id,
       createdAt: key.createdAt.toISOString(),
@@ -306,7 +284,7 @@ export class AppsService {
       // The reference's enum value (1 public, 2 secret), plus a readable name.
       type: key.kind === 'public' ? 1 : 2,
       kind: key.kind,
-      scopes: key.scopes.split(',').filter(Boolean).sort(),
+      scopes: [...key.scopes].sort(),
       isLocked: key.isLocked,
       lastLockedAt: key.lastLockedAt?.toISOString() ?? null,
       lastUnlockedAt: key.lastUnlockedAt?.toISOString() ?? null,
@@ -323,27 +301,19 @@ export class AppsService {
     }
     // A concurrent request may take the same four-character id between our read and our insert.
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.db.apiKey.findMany({ where: { tenant: appId }, select: { id: true } });
-      const [value] = generateKeys(appId, kind, 1, new Set(existing.map((k) => k.id)));
-      try {
-        await this.db.apiKey.create({ data: keyRow(appId, kind, value, [...new Set(scopes)]) });
+      const [value] = generateKeys(appId, kind, 1, await this.keys.ids(appId));
+      if (await this.keys.create(appId, keyRow(kind, value, [...new Set(scopes)]))) {
         const keyId = value.slice(-4);
         this.events.record(appId, { type: 'AdminApiKeyCreated', message: `A ${kind} key was created.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
         return value;
-      } catch (error) {
-        if (!isUniqueViolation(error) || attempt === KEY_ID_ATTEMPTS) throw error;
       }
+      if (attempt === KEY_ID_ATTEMPTS) throw new Error(`no unused key id for the app '${appId}' after ${KEY_ID_ATTEMPTS} tries`);
     }
   }
 
   async setKeyLocked(appId: string, keyId: string, locked: boolean): Promise<void> {
     assertKeyAddress(appId, keyId);
-    const now = new Date();
-    const { count } = await this.db.apiKey.updateMany({
-      where: { tenant: appId, id: keyId },
-      data: locked ? { isLocked: true, lastLockedAt: now } : { isLocked: false, lastUnlockedAt: now },
-    });
-    if (count === 0) throw new ApiError('api_key_not_found');
+    if (!(await this.keys.setLocked(appId, keyId, locked, new Date()))) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
     const verb = locked ? 'Locked' : 'Unlocked';
     this.events.record(appId, { type: `AdminApiKey${verb}`, message: `An API key was ${verb.toLowerCase()}.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
@@ -351,8 +321,7 @@ export class AppsService {
 
   async deleteKey(appId: string, keyId: string): Promise<void> {
     assertKeyAddress(appId, keyId);
-    const { count } = await this.db.apiKey.deleteMany({ where: { tenant: appId, id: keyId } });
-    if (count === 0) throw new ApiError('api_key_not_found');
+    if (!(await this.keys.delete(appId, keyId))) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
     this.events.record(appId, { type: 'AdminApiKeyDeleted', message: 'An API key was deleted.', subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
   }
@@ -372,12 +341,7 @@ export class AppsService {
    */
   async delete(appId: string) {
     const app = await this.requireApp(appId);
-    try {
-      await this.db.app.delete({ where: { id: appId } });
-    } catch (error) {
-      if (isRecordNotFound(error)) throw appNotFound(appId); // a concurrent delete won
-      throw error;
-    }
+    if (!(await this.apps.delete(appId))) throw appNotFound(appId); // a concurrent delete won
     this.onAppChanged(appId);
     return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
   }

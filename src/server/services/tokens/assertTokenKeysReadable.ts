@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ConfigError } from '../../core/config';
-import type { Db } from '../../store';
+import type { TokenKeyRepository } from '../../store/repositories';
 import { wrappingKeyIdOf, type TokenKeyEncryption } from './tokenKeyWrapping';
 
 /**
@@ -9,10 +9,10 @@ import { wrappingKeyIdOf, type TokenKeyEncryption } from './tokenKeyWrapping';
  * every token those keys signed would fail and none could be checked; says how many keys are still
  * stored in plain text when a key-encryption key is set.
  */
-export async function assertTokenKeysReadable(db: Db, encryption: TokenKeyEncryption, logger?: Logger): Promise<void> {
-  const wrapped = await db.tokenKey.findMany({ where: { keyMaterial: { startsWith: 'kek1:' } }, select: { keyMaterial: true } });
+export async function assertTokenKeysReadable(tokenKeys: TokenKeyRepository, encryption: TokenKeyEncryption, logger?: Logger): Promise<void> {
+  const wrapped = await tokenKeys.wrappedMaterials();
   const known = new Set([encryption.current, ...encryption.previous].map((k) => k?.id));
-  const missing = [...new Set(wrapped.map((row) => wrappingKeyIdOf(row.keyMaterial)))].filter((id) => !known.has(id));
+  const missing = [...new Set(wrapped.map((material) => wrappingKeyIdOf(material)))].filter((id) => !known.has(id));
   if (missing.length > 0) {
     throw new ConfigError(
       `Invalid configuration: TOKEN_KEY_ENCRYPTION_KEY: the database's token keys are wrapped with a key-encryption key this service does not have (id ${missing.join(', ')}); ` +
@@ -20,7 +20,7 @@ export async function assertTokenKeysReadable(db: Db, encryption: TokenKeyEncryp
     );
   }
   if (encryption.current) {
-    const plain = await db.tokenKey.count({ where: { NOT: { keyMaterial: { startsWith: 'kek1:' } } } });
+    const plain = await tokenKeys.plainCount();
     if (plain > 0) logger?.info({ plain }, 'token keys stored in plain text: new keys are wrapped; `token-keys rewrap` wraps these too');
   }
 }

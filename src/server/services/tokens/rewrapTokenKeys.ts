@@ -1,4 +1,4 @@
-import type { Db } from '../../store';
+import type { TokenKeyRepository } from '../../store/repositories';
 import { storableKeyMaterial, unwrapKeyMaterial, wrappingKeyIdOf, type TokenKeyEncryption } from './tokenKeyWrapping';
 
 export interface RewrapReport {
@@ -16,11 +16,11 @@ export interface RewrapReport {
  * how plain keys of an older database get wrapped. Each row is replaced only if it is still what
  * was read, so a rotation racing a running service loses nothing.
  */
-export async function rewrapTokenKeys(db: Db, encryption: TokenKeyEncryption): Promise<RewrapReport> {
+export async function rewrapTokenKeys(tokenKeys: TokenKeyRepository, encryption: TokenKeyEncryption): Promise<RewrapReport> {
   const current = encryption.current;
   if (!current) throw new Error('TOKEN_KEY_ENCRYPTION_KEY is not set: there is nothing to wrap the token keys with');
   const report: RewrapReport = { rewrapped: 0, unchanged: 0, unreadable: [] };
-  const rows = await db.tokenKey.findMany({ select: { tenant: true, keyId: true, keyMaterial: true }, orderBy: [{ tenant: 'asc' }, { keyId: 'asc' }] });
+  const rows = await tokenKeys.all();
   for (const row of rows) {
     if (wrappingKeyIdOf(row.keyMaterial) === current.id) {
       report.unchanged += 1;
@@ -31,11 +31,8 @@ export async function rewrapTokenKeys(db: Db, encryption: TokenKeyEncryption): P
       report.unreadable.push(`${row.tenant}/${row.keyId}`);
       continue;
     }
-    const { count } = await db.tokenKey.updateMany({
-      where: { tenant: row.tenant, keyId: row.keyId, keyMaterial: row.keyMaterial },
-      data: { keyMaterial: storableKeyMaterial(material, encryption, row.tenant, row.keyId) },
-    });
-    report.rewrapped += count;
+    const replaced = await tokenKeys.replaceMaterial(row.tenant, row.keyId, row.keyMaterial, storableKeyMaterial(material, encryption, row.tenant, row.keyId));
+    if (replaced) report.rewrapped += 1;
   }
   return report;
 }

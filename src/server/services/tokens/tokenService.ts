@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { appDeletedMeanwhile } from '../../core/storeProblem';
 import { TOKEN_PREFIXES } from '../../../shared/tokens';
-import type { Db } from '../../store';
+import type { TokenKeyRepository } from '../../store/repositories';
 import { AppIncarnations } from '../apps/incarnations';
 import { NO_TOKEN_KEY_ENCRYPTION, storableKeyMaterial, unwrapKeyMaterial, type TokenKeyEncryption } from './tokenKeyWrapping';
 
@@ -119,7 +119,7 @@ export function humanizeSeconds(seconds: number): string {
 
 /** What a `TokenService` is built from. */
 export interface TokenServiceDeps {
-  db: Db;
+  tokenKeys: TokenKeyRepository;
   now?: () => number;
   incarnations?: AppIncarnations;
   /** TOKEN_KEY_ENCRYPTION_KEY(_PREVIOUS): new keys are stored wrapped; plain and wrapped rows are read. */
@@ -129,24 +129,24 @@ export interface TokenServiceDeps {
 export class TokenService {
   private readonly keysByApp = new Map<string, AppTokenKeys>();
 
-  private readonly db: Db;
+  private readonly tokenKeys: TokenKeyRepository;
   private readonly now: () => number;
   private readonly incarnations: AppIncarnations;
   private readonly encryption: TokenKeyEncryption;
 
   constructor(deps: TokenServiceDeps) {
-    this.db = deps.db;
+    this.tokenKeys = deps.tokenKeys;
     this.now = deps.now ?? Date.now;
     this.incarnations = deps.incarnations ?? new AppIncarnations();
     this.encryption = deps.encryption ?? NO_TOKEN_KEY_ENCRYPTION;
   }
 
   private async load(appId: string): Promise<AppTokenKeys> {
-    const app = await this.db.app.findUnique({ where: { id: appId }, select: { incarnation: true, decoyKey: true, tokenKeys: { orderBy: { createdAt: 'desc' } } } });
+    const app = await this.tokenKeys.keysOf(appId);
     const incarnation = app?.incarnation;
     if (incarnation !== undefined) this.incarnations.note(appId, incarnation);
     const keys: TokenKey[] = [];
-    for (const row of app?.tokenKeys ?? []) {
+    for (const row of app?.keys ?? []) {
       // A key wrapped with a key-encryption key this process lacks verifies nothing and signs nothing
       // (the service refuses to start in that state; see assertTokenKeysReadable).
       const material = unwrapKeyMaterial(row.keyMaterial, this.encryption, appId, row.keyId);
@@ -206,7 +206,7 @@ export class TokenService {
   async decoyKeyOf(appId: string): Promise<Buffer> {
     let entry = await this.keysOf(appId);
     if (entry.incarnation !== undefined && entry.decoyKey === undefined) {
-      await this.db.app.updateMany({ where: { id: appId, decoyKey: '' }, data: { decoyKey: randomBytes(32).toString('hex') } });
+      await this.tokenKeys.fillDecoyKey(appId, randomBytes(32).toString('hex'));
       entry = await this.load(appId);
     }
     if (entry.decoyKey === undefined) throw appDeletedMeanwhile();
@@ -216,8 +216,7 @@ export class TokenService {
   private async rotate(appId: string): Promise<AppTokenKeys> {
     const keyId = randomInt(1, 2 ** 31 - 1);
     const keyMaterial = storableKeyMaterial(randomBytes(32).toString('base64'), this.encryption, appId, keyId);
-    await this.db.tokenKey.create({ data: { tenant: appId, keyId, keyMaterial, createdAt: new Date(this.now()) } });
-    await this.db.tokenKey.deleteMany({ where: { tenant: appId, createdAt: { lt: new Date(this.now() - KEY_RETENTION_MS) } } });
+    await this.tokenKeys.rotate(appId, { keyId, keyMaterial, createdAt: new Date(this.now()) }, new Date(this.now() - KEY_RETENTION_MS));
     return this.load(appId);
   }
 

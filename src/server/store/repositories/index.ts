@@ -1,34 +1,44 @@
 import type { Logger } from 'pino';
 import type { Db } from '..';
+import { listenForAppChanges, type AppChangeFeed, type AppChangeHandlers } from '../appChangeFeed';
 import type { HotPath } from '../hotPath';
-import { AliasRepository } from './aliases';
-import { CredentialRepository } from './credentials';
-import { ReportRepository } from './reports';
-import { UserRepository } from './users';
 import type { Provider } from '../migrate';
+import { AliasRepository } from './aliases';
+import { ApiKeyRepository } from './apiKeys';
+import { AppRepository } from './apps';
+import { AuthConfigRepository } from './authConfigs';
+import { AuthenticatorListRepository } from './authenticators';
+import { CredentialRepository } from './credentials';
+import { EventRepository } from './events';
+import { MagicLinkRepository } from './magicLinks';
+import { ReportRepository } from './reports';
+import { TokenKeyRepository } from './tokenKeys';
+import { UserRepository } from './users';
 import { WebhookDeliveryRepository } from './webhookDeliveries';
 import { WebhookEndpointRepository } from './webhookEndpoints';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
-export type { AliasRepository, StoredAlias } from './aliases';
-export type { CredentialRepository } from './credentials';
-export type { DailyReportRow, ReportRepository } from './reports';
-export type { AppTotals, UserRepository } from './users';
+export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
+export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
 export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
-import { AuthenticatorListRepository } from './authenticators';
-import { EventRepository } from './events';
-import { MagicLinkRepository } from './magicLinks';
-export type { AuthenticatorListRepository } from './authenticators';
-export type { EventRepository, EventsPage } from './events';
 export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
+export type { WebhookAttemptRow } from '../recordWebhookAttempts';
+export type { AliasRepository, StoredAlias } from './aliases';
+export type { ApiKeyRepository, NewApiKey, StoredApiKey } from './apiKeys';
+export type { AppKeyState, AppRepository, AppSettings, NewApp, NewDeletion, ScheduledDeletion, StoredApp } from './apps';
+export type { AuthConfigChanges, AuthConfigRepository, AuthConfigRule, NewAuthConfig, StoredAuthConfig } from './authConfigs';
+export type { AuthenticatorListRepository } from './authenticators';
+export type { CredentialRepository } from './credentials';
+export type { EventRepository, EventsPage } from './events';
 export type { MagicLinkRepository, MagicLinkSettings, ReservedSend } from './magicLinks';
+export type { DailyReportRow, ReportRepository } from './reports';
+export type { AppTokenKeyRows, StoredTokenKey, TokenKeyRepository } from './tokenKeys';
+export type { AppTotals, UserRepository } from './users';
+export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome } from './webhookDeliveries';
+export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
-export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
-export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome } from './webhookDeliveries';
-export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
-export type { WebhookAttemptRow } from '../recordWebhookAttempts';
 
 /** What the repositories take from the service's configuration. */
 export interface RepositoryOptions {
@@ -38,6 +48,9 @@ export interface RepositoryOptions {
   outboxQuota: number;
   logger: Logger;
 }
+
+/** Opens the feed that tells every replica of a changed app (see `Repositories.appChanges`). */
+export type AppChangeFeedOpener = (handlers: AppChangeHandlers) => AppChangeFeed;
 
 /** The store as the services see it: one repository per area, each over the store's one SQL layer. */
 export interface Repositories {
@@ -54,11 +67,20 @@ export interface Repositories {
   events: EventRepository;
   magicLinks: MagicLinkRepository;
   authenticatorLists: AuthenticatorListRepository;
+  apps: AppRepository;
+  apiKeys: ApiKeyRepository;
+  tokenKeys: TokenKeyRepository;
+  authConfigs: AuthConfigRepository;
+  /**
+   * How a change to an app reaches the caches of other replicas: PostgreSQL's LISTEN/NOTIFY, on a
+   * connection of its own (opened when called). Undefined on SQLite: one process has no one to tell.
+   */
+  appChanges: AppChangeFeedOpener | undefined;
 }
 
 /** The repositories over one open store's connections. */
-export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider }, options: RepositoryOptions): Repositories {
-  const { db, hot, provider } = parts;
+export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider; databaseUrl: string }, options: RepositoryOptions): Repositories {
+  const { db, hot, provider, databaseUrl } = parts;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
   const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
   return {
@@ -73,5 +95,10 @@ export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provid
     events: new EventRepository({ db, hot }),
     magicLinks: new MagicLinkRepository({ db, outbox }),
     authenticatorLists: new AuthenticatorListRepository({ db, outbox }),
+    apps: new AppRepository({ db, outbox }),
+    apiKeys: new ApiKeyRepository({ db }),
+    tokenKeys: new TokenKeyRepository({ db }),
+    authConfigs: new AuthConfigRepository({ db }),
+    appChanges: provider === 'postgresql' ? (handlers) => listenForAppChanges(databaseUrl, handlers, options.logger) : undefined,
   };
 }
