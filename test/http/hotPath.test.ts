@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/server/core/config';
 import { createLogger } from '../../src/server/core/logger';
 import { createServices, type Services } from '../../src/server/services';
 import { openStore, type Db, type HotPath, type Store } from '../../src/server/store';
+import { openRepositories, type RepositoryOptions } from '../../src/server/store/repositories';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { createCredential, getAssertion } from '../support/softwareAuthenticator';
 import { MANAGEMENT_KEY, createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase, type TestService } from '../support/testService';
@@ -70,7 +71,9 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     // Buffered writes (events, auth-config last use) only when the test flushes, and no background
     // work on a timer (the webhook worker's poll, the deletion and report sweeps), so that no call
     // but the request's own can land inside a counted window.
-    services = createServices(config, { ...store, db: counting.db, hot: counting.hot }, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
+    // The repositories too, over the counting connections: the services reach the store only through them.
+    const counted = { db: counting.db, hot: counting.hot, repositories: (options: RepositoryOptions) => openRepositories({ db: counting.db, hot: counting.hot }, options) };
+    services = createServices(config, { ...store, ...counted }, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
     const http = supertest(createApp(services, createLogger('silent')));
     svc = {
       provider,
