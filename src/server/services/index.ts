@@ -172,7 +172,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
     onAppChanged: caches.changed,
   });
-  const challenges = new ChallengeStore({ db, hot: store.hot, now, timeoutMs: config.ceremonyTimeoutMs });
+  const challenges = new ChallengeStore({ redemptions: repositories.redemptions, now, timeoutMs: config.ceremonyTimeoutMs });
   const aliases = new AliasService({ db, hot: store.hot, events, webhooks: webhookOutbox });
   const authConfigs = new AuthConfigService({ db, events, now });
   const mailer = createMailer(config);
@@ -229,7 +229,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     challenges,
     aliases,
     registration: new RegistrationService({
-      hot: store.hot,
+      registrations: repositories.registrations,
+      credentials: repositories.credentials,
+      redemptions: repositories.redemptions,
       tokens,
       challenges,
       aliases,
@@ -237,10 +239,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
       events,
       now,
       authenticators: new AuthenticatorPolicy({ metadata, lists: authenticators, features }),
-      webhooks: webhookOutbox,
     }),
-    signin: new SigninService({ hot: store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhooks: webhookOutbox }),
-    verification: new VerificationService({ hot: store.hot, tokens, features, events, now, webhooks: webhookOutbox }),
+    signin: new SigninService({ credentials: repositories.credentials, tokens, challenges, aliases, features, authConfigs, events, now }),
+    verification: new VerificationService({ redemptions: repositories.redemptions, tokens, features, events, now }),
     credentials: new CredentialService({
       credentials: repositories.credentials,
       events,

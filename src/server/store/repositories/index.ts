@@ -2,10 +2,15 @@ import type { Logger } from 'pino';
 import type { Db } from '..';
 import type { HotPath } from '../hotPath';
 import { CredentialRepository } from './credentials';
+import { RedemptionRepository } from './redemptions';
+import { RegistrationRepository } from './registrations';
 import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { CredentialRepository } from './credentials';
+export type { RedemptionRepository } from './redemptions';
+export type { PasskeyRegistration, RegistrationOutcome, RegistrationRepository } from './registrations';
+export type { CredentialUse, HotCredential } from '../hotPath';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
@@ -24,6 +29,9 @@ export interface Repositories {
   outbox: WebhookOutbox;
   outboxQuota: WebhookOutboxQuota;
   credentials: CredentialRepository;
+  /** Single-use ids: ceremony sessions, verify and register tokens. */
+  redemptions: RedemptionRepository;
+  registrations: RegistrationRepository;
 }
 
 /** The repositories over one open store's connections. */
@@ -35,5 +43,7 @@ export function openRepositories(parts: { db: Db; hot: HotPath }, options: Repos
     outbox,
     outboxQuota,
     credentials: new CredentialRepository({ db, hot, outbox }),
+    redemptions: new RedemptionRepository({ db, hot, outbox }),
+    registrations: new RegistrationRepository({ hot, outbox }),
   };
 }
