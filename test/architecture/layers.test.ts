@@ -21,7 +21,9 @@ const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
   'server/mail': { imports: ['server/core', 'shared'] },
   'server/redis': { imports: ['server/core', 'shared'] },
   'server/metrics': { imports: ['server/core', 'shared'], types: ['server/store'] },
-  'server/services': { imports: ['server/core', 'server/webauthn', 'server/store', 'server/mail', 'server/redis', 'shared'] },
+  // Services reach the database only through the repositories the store hands them, and know the
+  // store by its types alone (see the test below for which of its files).
+  'server/services': { imports: ['server/core', 'server/webauthn', 'server/mail', 'server/redis', 'shared'], types: ['server/store'] },
   // Operator tooling beside the service (data copy, backup, restore): it works on the databases
   // through the store's connections and migrations, never through services or HTTP.
   'server/data': { imports: ['server/store', 'server/core', 'shared'] },
@@ -66,6 +68,22 @@ function upwardImports(file: string): string[] {
     .map(({ specifier }) => `${relative(ROOT, file)} -> ${specifier}`);
 }
 
+/** The store's files that services may name in `import type`: the repositories and the `Store` that hands them out. */
+const STORE_FACES = [join(SRC, 'server/store/index.ts'), join(SRC, 'server/store/repositories/index.ts')];
+
+/** A service's imports of the store other than the types of its faces: Prisma, `Db`, the hot path and the statement drivers stay below. */
+function storeImportsBeyondRepositories(file: string): string[] {
+  if (layerOf(file) !== 'server/services') return [];
+  return importsOf(file)
+    .filter(({ specifier }) => specifier.startsWith('.'))
+    .filter(({ specifier, typeOnly }) => {
+      const target = resolveImport(file, specifier);
+      if (!within(folderOf(target), 'server/store')) return false;
+      return !typeOnly || !STORE_FACES.includes(target);
+    })
+    .map(({ specifier }) => `${relative(ROOT, file)} -> ${specifier}`);
+}
+
 describe('the layers of src/server', () => {
   const files = sourceFiles(SRC);
 
@@ -76,6 +94,13 @@ describe('the layers of src/server', () => {
 
   it('has no import that runs back up', () => {
     expect(files.flatMap(upwardImports)).toEqual([]);
+  });
+
+  it('lets services see the store only through the types of its repositories', () => {
+    expect(files.flatMap(storeImportsBeyondRepositories)).toEqual([]);
+    // The rule itself: a service naming the hot path's types, or loading anything of the store, is caught.
+    expect(STORE_FACES.includes(resolveImport(join(SRC, 'server/services/users/credentials.ts'), '../../store/hotPath'))).toBe(false);
+    expect(reaches(LAYERS['server/services'].imports, 'server/store')).toBe(false);
   });
 
   it('catches an upward import (the rule itself is checked)', () => {

@@ -4,6 +4,7 @@ import { MAGIC_LINK_SENT_HOLD_MS } from '../../src/server/services/magicLinks/ma
 import { resealWebhookSecrets } from '../../src/server/services/webhooks/resealWebhookSecrets';
 import type { Provider } from '../../src/server/store/migrate';
 import { registerPasskey, signIn, verifyToken } from '../support/ceremonies';
+import { bareVerifyPayload } from '../support/privateApi';
 import { KEYS, metadataEnv, testBlob, writeBlob } from '../support/metadata';
 import { expectProblem, expectValidationProblem } from '../support/problems';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp';
@@ -386,6 +387,21 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     await svc.services.webhookWorker.drain();
     expect(typesOf(receiver.received)).toEqual(['signin.completed', 'signin.verified']);
     expect(await svc.services.store.db.webhookDelivery.count({ where: { tenant: app.appId } })).toBe(2);
+  });
+
+  it('reports every verify of a magic-link token, which stays reusable and is never redeemed', async () => {
+    const app = await newApp(svc);
+    await createEndpoint(svc, app, { url: receiver.url('/in'), eventTypes: ['signin.verified'] });
+    const token = await svc.services.tokens.issue('verify', bareVerifyPayload(app.appId, 'magic_link', 'link-user', clock.now));
+    expect((await verifyToken(svc, app, token)).status).toBe(200);
+    expect((await verifyToken(svc, app, token)).status).toBe(200);
+
+    await svc.services.webhookWorker.drain();
+    expect(receiver.received.map((w) => [w.payload.type, w.payload.data.type, w.payload.data.userId])).toEqual([
+      ['signin.verified', 'magic_link', 'link-user'],
+      ['signin.verified', 'magic_link', 'link-user'],
+    ]);
+    expect(await svc.services.store.db.redeemedToken.count({ where: { tenant: app.appId } })).toBe(0);
   });
 
   it('stops a run at a delivery held back until later, and sends nothing after it before it', async () => {

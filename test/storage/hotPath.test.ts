@@ -7,6 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { ChallengeStore } from '../../src/server/services/ceremonies/challenges';
 import { isForeignKeyViolation, isUniqueViolation } from '../../src/server/core/storeErrors';
 import type { StoredCredential } from '../../src/server/store/hotPath';
+import { RedemptionRepository } from '../../src/server/store/repositories/redemptions';
+import { WebhookOutbox } from '../../src/server/store/repositories/webhookOutbox';
 import { openStore, sqliteFilename, type Store } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { utcDayOf } from '../../src/server/core/utcDay';
@@ -84,7 +86,8 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     it('the background sweep drops the expired redeemed ids, and keeps the rest', async () => {
       await store.hot.redeemToken(tenant, 'old-token', T0 - MINUTE);
       await store.hot.redeemToken(tenant, 'new-token', T0 + MINUTE);
-      await new ChallengeStore({ db: store.db, hot: store.hot, now: () => T0 }).sweep();
+      const redemptions = new RedemptionRepository({ db: store.db, hot: store.hot, outbox: new WebhookOutbox({ db: store.db, now: () => T0 }) });
+      await new ChallengeStore({ redemptions, now: () => T0 }).sweep();
       expect((await store.db.redeemedToken.findMany({ where: { tenant } })).map((t) => t.tokenId)).toEqual(['new-token']);
     });
   });

@@ -2,6 +2,9 @@ import type { Response } from 'supertest';
 import type { FeaturesPatch } from '../../src/server/services/apps/apps';
 import { AuthenticatorPolicy } from '../../src/server/services/authenticators/authenticatorPolicy';
 import { RegistrationService } from '../../src/server/services/ceremonies/registration';
+import { CredentialRepository } from '../../src/server/store/repositories/credentials';
+import { RedemptionRepository } from '../../src/server/store/repositories/redemptions';
+import { RegistrationRepository } from '../../src/server/store/repositories/registrations';
 import { TokenService, type TokenKind } from '../../src/server/services/tokens/tokenService';
 import { TokenKeyRepository } from '../../src/server/store';
 import { newVerifyPayload, type VerifyTokenPayload } from '../../src/server/services/tokens/verifyTokens';
@@ -72,10 +75,22 @@ export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService
 
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
-  const { store, challenges, aliases, features: settings, events, metadata, authenticators } = svc.services;
+  const { store, challenges, aliases, features: settings, events, metadata, authenticators, webhookOutbox: outbox } = svc.services;
+  const { db, hot } = store;
   const then = () => Date.now() - agoMs;
   const policy = new AuthenticatorPolicy({ metadata, lists: authenticators, features: settings });
-  return new RegistrationService({ hot: store.hot, tokens: tokenServiceAt(svc, -agoMs), challenges, aliases, features: settings, events, now: then, authenticators: policy }).createToken(app.appId, input);
+  return new RegistrationService({
+    registrations: new RegistrationRepository({ hot, outbox }),
+    credentials: new CredentialRepository({ db, hot, outbox }),
+    redemptions: new RedemptionRepository({ db, hot, outbox }),
+    tokens: tokenServiceAt(svc, -agoMs),
+    challenges,
+    aliases,
+    features: settings,
+    events,
+    now: then,
+    authenticators: policy,
+  }).createToken(app.appId, input);
 }
 
 /** A token of `kind` for `app` whose expiry lies `agoMs` in the past. */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../core/config';
 import { createLogger } from '../core/logger';
 import type { RedisConnection } from '../redis/connection';
-import type { Store, WebhookOutbox } from '../store';
+import type { StorageHealth, Store, WebhookOutbox } from '../store';
 import { AliasService } from './users/aliases';
 import { ApiKeyAuthenticator } from './apps/apiKeys';
 import { AppDeletionService } from './apps/appDeletion';
@@ -26,7 +26,6 @@ import { MagicLinkService } from './magicLinks/magicLinks';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { RegistrationService } from './ceremonies/registration';
 import { SigninService } from './ceremonies/signin';
-import { StorageHealth } from '../store/storageHealth';
 import { TokenService } from './tokens/tokenService';
 import { UserService } from './users/users';
 import { VerificationService } from './ceremonies/verification';
@@ -113,7 +112,6 @@ export interface Services {
 }
 
 export function createServices(config: Config, store: Store, options: ServiceOptions = {}): Services {
-  const { db } = store;
   const logger = options.logger ?? createLogger(config.logLevel);
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
   const now = options.now ?? Date.now;
@@ -169,7 +167,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
     onAppChanged: caches.changed,
   });
-  const challenges = new ChallengeStore({ db, hot: store.hot, now, timeoutMs: config.ceremonyTimeoutMs });
+  const challenges = new ChallengeStore({ redemptions: repositories.redemptions, now, timeoutMs: config.ceremonyTimeoutMs });
   const aliases = new AliasService({ aliases: repositories.aliases, events });
   const authConfigs = new AuthConfigService({ configs: repositories.authConfigs, events, now });
   const mailer = createMailer(config);
@@ -224,7 +222,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     challenges,
     aliases,
     registration: new RegistrationService({
-      hot: store.hot,
+      registrations: repositories.registrations,
+      credentials: repositories.credentials,
+      redemptions: repositories.redemptions,
       tokens,
       challenges,
       aliases,
@@ -232,10 +232,9 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
       events,
       now,
       authenticators: new AuthenticatorPolicy({ metadata, lists: authenticators, features }),
-      webhooks: webhookOutbox,
     }),
-    signin: new SigninService({ hot: store.hot, tokens, challenges, aliases, features, authConfigs, events, now, webhooks: webhookOutbox }),
-    verification: new VerificationService({ hot: store.hot, tokens, features, events, now, webhooks: webhookOutbox }),
+    signin: new SigninService({ credentials: repositories.credentials, tokens, challenges, aliases, features, authConfigs, events, now }),
+    verification: new VerificationService({ redemptions: repositories.redemptions, tokens, features, events, now }),
     credentials: new CredentialService({
       credentials: repositories.credentials,
       events,
@@ -254,7 +253,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhookWorker,
     webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints }),
     mailer,
-    storageHealth: new StorageHealth(store, config.databaseUrl),
+    storageHealth: repositories.storageHealth,
     redis,
     async close() {
       await background.stop();

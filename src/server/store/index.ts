@@ -14,7 +14,7 @@ import { openSqliteHotPath } from './sqliteHotPath';
 import { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
 
 export type { HotPath, NewWebhookDelivery } from './hotPath';
-export type { Repositories, RepositoryOptions, WebhookOutbox } from './repositories';
+export type { Repositories, RepositoryOptions, StorageHealth, WebhookOutbox } from './repositories';
 export { providerOf, sqliteFilename } from './databaseUrl';
 export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
 export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
@@ -46,7 +46,7 @@ export interface Store {
   /** The statements of every sign-in, verify and registration, prepared once on the driver. */
   hot: HotPath;
   /** The repositories over this store's connections, for the services (made once per process, by `createServices`). */
-  repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories;
+  repositories(this: Store, options: RepositoryOptions): Repositories;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   /** One round trip to the database, for health checks. */
@@ -119,8 +119,8 @@ export function openStore(databaseUrl: string): Store {
 
 /** A store's repositories over its own connections (`this`: so that a store copied with wrapped connections, as tests do to count statements, gets repositories over those). */
 function repositoriesOf(databaseUrl: string) {
-  return function repositories(this: Pick<Store, 'db' | 'hot' | 'provider'>, options: RepositoryOptions): Repositories {
-    return openRepositories({ db: this.db, hot: this.hot, provider: this.provider, databaseUrl }, options);
+  return function repositories(this: Store, options: RepositoryOptions): Repositories {
+    return openRepositories({ store: this, databaseUrl }, options);
   };
 }
 

@@ -1,6 +1,7 @@
 import { constants, statSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { sqliteFilename, type Store } from '.';
+import type { Store } from '.';
+import { sqliteFilename } from './databaseUrl';
 import { loadMigrations } from './migrate';
 
 interface FileIdentity {

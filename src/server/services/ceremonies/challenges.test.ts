@@ -24,7 +24,7 @@ describe('the expected-user tag of a named sign-in', () => {
 
 describe('issuing a challenge', () => {
   it('gives 32 random bytes, a time-ordered single-use id and an expiry half as long again as the browser waits', () => {
-    const store = new ChallengeStore({ db: undefined as never, hot: undefined as never, now: () => 1_000_000, timeoutMs: 60_000 });
+    const store = new ChallengeStore({ redemptions: undefined as never, now: () => 1_000_000, timeoutMs: 60_000 });
     const [a, b] = [store.issue(), store.issue()];
     expect(Buffer.from(a.challenge, 'base64url')).toHaveLength(32);
     expect(a.challenge).not.toBe(b.challenge);

@@ -1,7 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
-import type { Db, HotPath } from '../../store';
-import type { HotCredential } from '../../store/hotPath';
+import type { HotCredential, RedemptionRepository } from '../../store/repositories';
 
 /** Browser-side ceremony timeout we advertise by default (WebAuthn `timeout`; CEREMONY_TIMEOUT_SECONDS). */
 export const DEFAULT_CEREMONY_TIMEOUT_MS = 60_000;
@@ -29,8 +28,7 @@ export function isExpectedUser(secret: Buffer, sid: string, tag: string, userId:
 
 /** What a `ChallengeStore` is built from. */
 export interface ChallengeStoreDeps {
-  db: Db;
-  hot: HotPath;
+  redemptions: RedemptionRepository;
   now?: () => number;
   /** The ceremony timeout the browser is told (WebAuthn `timeout`). */
   timeoutMs?: number;
@@ -48,14 +46,12 @@ export class ChallengeStore {
   /** The server keeps a challenge half as long again as the browser waits, for the round trip back. */
   private readonly ttlMs: number;
 
-  private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly redemptions: RedemptionRepository;
   private readonly now: () => number;
   readonly timeoutMs: number;
 
   constructor(deps: ChallengeStoreDeps) {
-    this.db = deps.db;
-    this.hot = deps.hot;
+    this.redemptions = deps.redemptions;
     this.now = deps.now ?? Date.now;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_CEREMONY_TIMEOUT_MS;
     this.ttlMs = Math.round(this.timeoutMs * 1.5);
@@ -72,20 +68,20 @@ export class ChallengeStore {
    * both at once. `consumed` is false when the session was used before.
    */
   async consumeWithCredential(appId: string, session: IssuedChallenge, credentialId: string): Promise<{ consumed: boolean; credential: HotCredential | undefined }> {
-    const { redeemed, credential } = await this.hot.redeemTokenAndFindCredential(appId, session.sid, session.exp, credentialId);
+    const { redeemed, credential } = await this.redemptions.redeemAndFindCredential(appId, session.sid, session.exp, credentialId);
     return { consumed: redeemed, credential };
   }
 
   /** Redeems the session's single-use id (register/complete): true exactly once per session. */
   consume(appId: string, session: IssuedChallenge): Promise<boolean> {
-    return this.hot.redeemToken(appId, session.sid, session.exp);
+    return this.redemptions.redeem(appId, session.sid, session.exp);
   }
 
   /**
    * Housekeeping, in the background (never on a request): drops the redeemed ids (sessions' and
    * tokens') that can no longer matter, through their `expiresAt` index.
    */
-  async sweep(): Promise<void> {
-    await this.db.redeemedToken.deleteMany({ where: { expiresAt: { lt: new Date(this.now()) } } });
+  sweep(): Promise<void> {
+    return this.redemptions.sweep(this.now());
   }
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../core/apiError';
-import type { HotPath } from '../../store';
+import type { RedemptionRepository } from '../../store/repositories';
 
 // A register_ token registers one passkey. It is redeemed in the unit that stores the passkey
 // (NewRegistration.redeemedToken), so a registration that fails verification does not use it up
@@ -25,6 +25,6 @@ export const registerTokenAlreadyUsed = () =>
   });
 
 /** Refuses a register_ token that already registered a passkey: one primary-key read. */
-export async function assertRegisterTokenUnused(hot: HotPath, appId: string, tokenId: string): Promise<void> {
-  if (await hot.isTokenRedeemed(appId, tokenId)) throw registerTokenAlreadyUsed();
+export async function assertRegisterTokenUnused(redemptions: RedemptionRepository, appId: string, tokenId: string): Promise<void> {
+  if (await redemptions.isRedeemed(appId, tokenId)) throw registerTokenAlreadyUsed();
 }

@@ -1,13 +1,10 @@
 import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 import { ApiError } from '../../core/apiError';
 import { utcDayOf } from '../../core/utcDay';
 import { MAX_NAME_LENGTH, MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciEnum, ciObject, customerUserId, looseBoolean, looseString } from '../../core/validation';
-import type { HotPath } from '../../store';
-import type { NewRegistration } from '../../store/hotPath';
-import { isUniqueViolation } from '../../core/storeErrors';
+import type { CredentialRepository, PasskeyRegistration, RedemptionRepository, RegistrationRepository, WebhookEvent } from '../../store/repositories';
 import { appDeletedMeanwhile } from '../../core/storeProblem';
 import { SUPPORTED_ALGORITHM_IDS } from '../../webauthn/algorithms';
 import { toBase64Url, userHandleOf } from '../../webauthn/encoding';
@@ -115,7 +112,9 @@ function parseAttestation(value: string | undefined): RegisterTokenPayload['atte
 
 /** What a `RegistrationService` is built from. */
 export interface RegistrationServiceDeps {
-  hot: HotPath;
+  registrations: RegistrationRepository;
+  credentials: CredentialRepository;
+  redemptions: RedemptionRepository;
   tokens: TokenService;
   challenges: ChallengeStore;
   aliases: AliasService;
@@ -124,11 +123,12 @@ export interface RegistrationServiceDeps {
   now: () => number;
   /** The FIDO metadata's and the app's word on the authenticator, asked before anything is stored. */
   authenticators: AuthenticatorPolicy;
-  webhooks?: WebhookOutbox;
 }
 
 export class RegistrationService {
-  private readonly hot: HotPath;
+  private readonly registrations: RegistrationRepository;
+  private readonly credentials: CredentialRepository;
+  private readonly redemptions: RedemptionRepository;
   private readonly tokens: TokenService;
   private readonly challenges: ChallengeStore;
   private readonly aliases: AliasService;
@@ -136,10 +136,11 @@ export class RegistrationService {
   private readonly events: EventLog;
   private readonly now: () => number;
   private readonly authenticators: AuthenticatorPolicy;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: RegistrationServiceDeps) {
-    this.hot = deps.hot;
+    this.registrations = deps.registrations;
+    this.credentials = deps.credentials;
+    this.redemptions = deps.redemptions;
     this.tokens = deps.tokens;
     this.challenges = deps.challenges;
     this.aliases = deps.aliases;
@@ -147,7 +148,6 @@ export class RegistrationService {
     this.events = deps.events;
     this.now = deps.now;
     this.authenticators = deps.authenticators;
-    this.webhooks = deps.webhooks;
   }
 
   private async assertAttestationAllowed(appId: string, attestation: RegisterTokenPayload['attestation']): Promise<void> {
@@ -165,7 +165,7 @@ export class RegistrationService {
   private async assertUserCapacity(appId: string, userId: string): Promise<void> {
     // The cached features say whether the app limits its users at all; the read has the fresh limit.
     if ((await this.features.get(appId)).maxUsers === null) return;
-    const capacity = await this.hot.userCapacity(appId, userId);
+    const capacity = await this.registrations.capacity(appId, userId);
     if (!capacity) throw appDeletedMeanwhile();
     if (capacity.maxUsers !== null && !capacity.hasPasskey && capacity.userCount >= capacity.maxUsers) throw maxUsersReached();
   }
@@ -208,8 +208,8 @@ export class RegistrationService {
     const registerTokenId = registerTokenIdOf(input.token as string);
     // Both reads at once (on PostgreSQL they leave in one write).
     const [, existing] = await Promise.all([
-      assertRegisterTokenUnused(this.hot, appId, registerTokenId),
-      this.hot.findUserCredentials(appId, registration.userId, MAX_EXCLUDE_CREDENTIALS),
+      assertRegisterTokenUnused(this.redemptions, appId, registerTokenId),
+      this.credentials.descriptorsOf(appId, registration.userId, MAX_EXCLUDE_CREDENTIALS),
     ]);
     const { challenge, sid, exp } = this.challenges.issue();
     this.events.record(appId, { type: 'ApiAuthPasskeyRegistrationBegan', message: 'A passkey registration began.', subject: registration.userId, performedBy: registration.userId });
@@ -288,7 +288,7 @@ export class RegistrationService {
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     const now = this.now();
 
-    const registration: NewRegistration = {
+    const registration: PasskeyRegistration = {
       tenant: appId,
       credential: {
         descriptorId: credentialId,
@@ -316,36 +316,32 @@ export class RegistrationService {
       // Single use: the token is redeemed with the passkey it registered, or not at all.
       redeemedToken: { tokenId: session.registerTokenId, expiresAt: session.registerTokenExp },
     };
-    registration.webhookDeliveries = await this.webhooks?.deliveriesFor(appId, 'passkey.registered', {
-      userId: session.userId,
-      credentialId,
-      nickname: input.nickname ?? '',
-      aaGuid: info.aaguid,
-      backupEligible,
-      backupState: info.credentialBackedUp,
-      rpId: session.rpId,
-      origin: session.origin,
-      createdAt: new Date(now).toISOString(),
-    });
-    // One transaction (see HotPath.storeRegistration): the passkey, the user's aliases and row, the
+    const report: WebhookEvent = {
+      type: 'passkey.registered',
+      data: {
+        userId: session.userId,
+        credentialId,
+        nickname: input.nickname ?? '',
+        aaGuid: info.aaguid,
+        backupEligible,
+        backupState: info.credentialBackedUp,
+        rpId: session.rpId,
+        origin: session.origin,
+        createdAt: new Date(now).toISOString(),
+      },
+    };
+    // One unit (see RegistrationRepository.store): the passkey, the user's aliases and row, the
     // app's user count within its maxUsers, and the webhook deliveries that report it.
     for (let attempt = 1; ; attempt++) {
-      let stored;
-      try {
-        stored = await this.hot.storeRegistration(registration);
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        if (await this.hot.findCredential(appId, credentialId)) throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
-        // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
-        await this.aliases.assertAvailable(appId, session.userId, session.aliases);
-        if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
-        continue;
-      }
-      if (!stored.ok && stored.failure === 'token_already_used') throw registerTokenAlreadyUsed();
-      if (!stored.ok) throw maxUsersReached('The app reached its maxUsers while this passkey was being made; it was not stored.');
-      break;
+      const stored = await this.registrations.store(registration, report);
+      if (stored.ok) break;
+      if (stored.failure === 'token_already_used') throw registerTokenAlreadyUsed();
+      if (stored.failure === 'max_users_reached') throw maxUsersReached('The app reached its maxUsers while this passkey was being made; it was not stored.');
+      if (stored.failure === 'credential_exists') throw new ApiError('fido2_invalid_registration', { detail: 'This passkey is already registered with this application.' });
+      // An alias: another user's (409 now), or a race with this user's own alias write (worth another go).
+      await this.aliases.assertAvailable(appId, session.userId, session.aliases);
+      if (attempt === ALIAS_WRITE_ATTEMPTS) throw aliasConflict();
     }
-    this.webhooks?.written(registration.webhookDeliveries);
 
     const payload: VerifyTokenPayload = newVerifyPayload(
       {

@@ -2,7 +2,7 @@ import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type Aut
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../../core/validation';
-import type { HotPath } from '../../store';
+import type { CredentialRepository } from '../../store/repositories';
 import { descriptorOf } from '../../webauthn/descriptors';
 import { normaliseCredentialId } from '../../webauthn/encoding';
 import { resolveCeremonyOrigin } from '../../webauthn/origins';
@@ -19,7 +19,6 @@ import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tok
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 import { decoyAllowList } from './decoyAllowList';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -43,7 +42,7 @@ const failure = (detail: string) => new ApiError('signin_complete_error', { deta
 
 /** What a `SigninService` is built from. */
 export interface SigninServiceDeps {
-  hot: HotPath;
+  credentials: CredentialRepository;
   tokens: TokenService;
   challenges: ChallengeStore;
   aliases: AliasService;
@@ -51,11 +50,10 @@ export interface SigninServiceDeps {
   authConfigs: AuthConfigService;
   events: EventLog;
   now?: () => number;
-  webhooks?: WebhookOutbox;
 }
 
 export class SigninService {
-  private readonly hot: HotPath;
+  private readonly credentials: CredentialRepository;
   private readonly tokens: TokenService;
   private readonly challenges: ChallengeStore;
   private readonly aliases: AliasService;
@@ -63,10 +61,9 @@ export class SigninService {
   private readonly authConfigs: AuthConfigService;
   private readonly events: EventLog;
   private readonly now: () => number;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: SigninServiceDeps) {
-    this.hot = deps.hot;
+    this.credentials = deps.credentials;
     this.tokens = deps.tokens;
     this.challenges = deps.challenges;
     this.aliases = deps.aliases;
@@ -74,7 +71,6 @@ export class SigninService {
     this.authConfigs = deps.authConfigs;
     this.events = deps.events;
     this.now = deps.now ?? Date.now;
-    this.webhooks = deps.webhooks;
   }
 
   /**
@@ -92,7 +88,7 @@ export class SigninService {
     const { challenge, sid, exp } = this.challenges.issue();
     // A named sign-in may only be answered by that user's passkey. '' is nobody's userId: an
     // unknown alias costs the same query as a known one, and gets a tag just the same.
-    const credentials = named ? await this.hot.findUserCredentials(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
+    const credentials = named ? await this.credentials.descriptorsOf(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
     const decoyKey = named ? await this.tokens.decoyKeyOf(appId) : undefined;
     const allowCredentials =
       decoyKey && credentials.length === 0
@@ -166,30 +162,27 @@ export class SigninService {
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     if (backupEligible !== credential.backupEligible) throw failure('The authenticator reported a different backup eligibility than at registration.');
 
-    // With the app's webhook deliveries (none: the statement alone), in one transaction.
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'signin.completed', {
-      userId: credential.userId,
-      credentialId,
-      purpose: session.purpose,
-      rpId: session.rpId,
-      origin: session.origin,
-      userVerified: info.userVerified,
-    });
-    // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both pass.
-    const recorded = await this.hot.recordCredentialUse({
-      tenant: appId,
-      descriptorId: credentialId,
-      storedCounter,
-      newCounter: info.newCounter,
-      backupState: info.credentialBackedUp,
-      uvInitialized: credential.uvInitialized || info.userVerified,
-      usedAt: this.now(),
-      lastUsedDay: credential.lastUsedDay,
-      device: client.device,
-      country: client.country,
-    }, deliveries);
+    // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both
+    // pass; with the app's webhook deliveries (none: the statement alone), in one unit.
+    const recorded = await this.credentials.recordUse(
+      {
+        tenant: appId,
+        descriptorId: credentialId,
+        storedCounter,
+        newCounter: info.newCounter,
+        backupState: info.credentialBackedUp,
+        uvInitialized: credential.uvInitialized || info.userVerified,
+        usedAt: this.now(),
+        lastUsedDay: credential.lastUsedDay,
+        device: client.device,
+        country: client.country,
+      },
+      {
+        type: 'signin.completed',
+        data: { userId: credential.userId, credentialId, purpose: session.purpose, rpId: session.rpId, origin: session.origin, userVerified: info.userVerified },
+      },
+    );
     if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
-    this.webhooks?.written(deliveries);
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(appId, session.purpose);
     this.events.record(appId, { type: 'ApiUserSignInCompleted', message: `A sign-in (${session.purpose}) completed.`, subject: credential.userId, performedBy: credential.userId });

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, customerUserId, looseString, optionalSeconds } from '../../core/validation';
-import type { HotPath } from '../../store';
+import type { RedemptionRepository, WebhookEvent } from '../../store/repositories';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { EventLog } from '../events/eventLog';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
-import type { WebhookOutbox } from '../../store/repositories/webhookOutbox';
 
 const MAX_GENERATED_TTL_SECONDS = 604_800;
 
@@ -22,12 +21,11 @@ export const generateTokenSchema = ciObject({
 
 /** What a `VerificationService` is built from. */
 export interface VerificationServiceDeps {
-  hot: HotPath;
+  redemptions: RedemptionRepository;
   tokens: TokenService;
   features: AppFeaturesCache;
   events: EventLog;
   now?: () => number;
-  webhooks?: WebhookOutbox;
 }
 
 /**
@@ -36,39 +34,32 @@ export interface VerificationServiceDeps {
  * stay reusable until they expire, as the spec promises.
  */
 export class VerificationService {
-  private readonly hot: HotPath;
+  private readonly redemptions: RedemptionRepository;
   private readonly tokens: TokenService;
   private readonly features: AppFeaturesCache;
   private readonly events: EventLog;
   private readonly now: () => number;
-  private readonly webhooks?: WebhookOutbox;
 
   constructor(deps: VerificationServiceDeps) {
-    this.hot = deps.hot;
+    this.redemptions = deps.redemptions;
     this.tokens = deps.tokens;
     this.features = deps.features;
     this.events = deps.events;
     this.now = deps.now ?? Date.now;
-    this.webhooks = deps.webhooks;
   }
 
   async verify(appId: string, input: z.output<typeof verifyTokenSchema>) {
     const payload = await this.tokens.open('verify', input.token, appId, verifyTokenPayloadSchema);
     // The token itself never goes in a webhook: who signed in, how and where.
-    const deliveries = await this.webhooks?.deliveriesFor(appId, 'signin.verified', {
-      userId: payload.userId,
-      type: payload.type,
-      credentialId: payload.credentialId,
-      purpose: payload.purpose,
-      rpId: payload.rpId,
-      origin: payload.origin,
-    });
+    const report: WebhookEvent = {
+      type: 'signin.verified',
+      data: { userId: payload.userId, type: payload.type, credentialId: payload.credentialId, purpose: payload.purpose, rpId: payload.rpId, origin: payload.origin },
+    };
     if (payload.type !== 'magic_link') {
-      if (!(await this.hot.redeemToken(appId, payload.tokenId, payload.exp, deliveries))) throw new ApiError('token_already_used');
-      this.webhooks?.written(deliveries);
+      if (!(await this.redemptions.redeemAndReport(appId, payload.tokenId, payload.exp, report))) throw new ApiError('token_already_used');
     } else {
-      // A magic link's verify writes nothing else: its deliveries go on their own.
-      await this.webhooks?.writeAlone(deliveries);
+      // A magic link stays reusable: its verify redeems nothing, and only reports.
+      await this.redemptions.reportUnredeemed(appId, report);
     }
     this.events.record(appId, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject, looseString } from '../../core/validation';
-import type { StoredCredential } from '../../store/hotPath';
-import type { CredentialRepository } from '../../store/repositories';
+import type { CredentialRepository, StoredCredential } from '../../store/repositories';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
 import { descriptorOf } from '../../webauthn/descriptors';

@@ -1,5 +1,5 @@
 import type { Db } from '..';
-import type { HotCredential, HotPath, StoredCredential } from '../hotPath';
+import type { CredentialUse, HotCredential, HotPath, StoredCredential } from '../hotPath';
 import { rowsOf, type WebhookEvent, type WebhookOutbox } from './webhookOutbox';
 
 /** What a `CredentialRepository` is built from. */
@@ -30,9 +30,30 @@ export class CredentialRepository {
     return this.hot.listCredentials(appId, userId);
   }
 
+  /**
+   * Up to `limit` of a user's passkeys as a ceremony names them (id and transports), most recently
+   * used first: a sign-in's allow list, a registration's exclude list. One read by the (app, userId) index.
+   */
+  descriptorsOf(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]> {
+    return this.hot.findUserCredentials(appId, userId, limit);
+  }
+
   /** The columns a sign-in needs of one passkey; undefined when the app has no passkey with this id. */
   find(appId: string, descriptorId: string): Promise<HotCredential | undefined> {
     return this.hot.findCredential(appId, descriptorId);
+  }
+
+  /**
+   * Records a verified sign-in (counter, backup state, last use), conditional on the counter read
+   * before verifying, with the deliveries of `report`, in one unit; the worker is woken only once it
+   * is committed. False when the condition failed (a raced or cloned authenticator) or the passkey is
+   * gone, and then nothing is written or reported.
+   */
+  async recordUse(use: CredentialUse, report: WebhookEvent): Promise<boolean> {
+    const deliveries = await this.outbox.deliveriesFor(use.tenant, report.type, report.data);
+    if (!(await this.hot.recordCredentialUse(use, deliveries))) return false;
+    this.outbox.written(deliveries);
+    return true;
   }
 
   /** Renames one passkey; false when the app has no passkey with this id (and then nothing is reported). */

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { Db } from '..';
+import type { Store } from '..';
+import { StorageHealth } from '../storageHealth';
 import { listenForAppChanges, type AppChangeFeed, type AppChangeHandlers } from '../appChangeFeed';
-import type { HotPath } from '../hotPath';
-import type { Provider } from '../migrate';
 import { AliasRepository } from './aliases';
 import { ApiKeyRepository } from './apiKeys';
 import { AppRepository } from './apps';
@@ -11,6 +10,8 @@ import { AuthenticatorListRepository } from './authenticators';
 import { CredentialRepository } from './credentials';
 import { EventRepository } from './events';
 import { MagicLinkRepository } from './magicLinks';
+import { RedemptionRepository } from './redemptions';
+import { RegistrationRepository } from './registrations';
 import { ReportRepository } from './reports';
 import { TokenKeyRepository } from './tokenKeys';
 import { UserRepository } from './users';
@@ -21,9 +22,11 @@ import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
 export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
+export type { CredentialUse, HotCredential, StoredCredential } from '../hotPath';
 export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
 export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
 export type { WebhookAttemptRow } from '../recordWebhookAttempts';
+export type { StorageHealth } from '../storageHealth';
 export type { AliasRepository, StoredAlias } from './aliases';
 export type { ApiKeyRepository, NewApiKey, StoredApiKey } from './apiKeys';
 export type { AppKeyState, AppRepository, AppSettings, NewApp, NewDeletion, ScheduledDeletion, StoredApp } from './apps';
@@ -32,6 +35,8 @@ export type { AuthenticatorListRepository } from './authenticators';
 export type { CredentialRepository } from './credentials';
 export type { EventRepository, EventsPage } from './events';
 export type { MagicLinkRepository, MagicLinkSettings, ReservedSend } from './magicLinks';
+export type { RedemptionRepository } from './redemptions';
+export type { PasskeyRegistration, RegistrationOutcome, RegistrationRepository } from './registrations';
 export type { DailyReportRow, ReportRepository } from './reports';
 export type { AppTokenKeyRows, StoredTokenKey, TokenKeyRepository } from './tokenKeys';
 export type { AppTotals, UserRepository } from './users';
@@ -76,11 +81,17 @@ export interface Repositories {
    * connection of its own (opened when called). Undefined on SQLite: one process has no one to tell.
    */
   appChanges: AppChangeFeedOpener | undefined;
+  /** Whether the database answers, its file is still the one opened, and its migrations are the ones this build expects (/health/storage). */
+  storageHealth: StorageHealth;
+  /** Single-use ids: ceremony sessions, verify and register tokens. */
+  redemptions: RedemptionRepository;
+  registrations: RegistrationRepository;
 }
 
 /** The repositories over one open store's connections. */
-export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provider; databaseUrl: string }, options: RepositoryOptions): Repositories {
-  const { db, hot, provider, databaseUrl } = parts;
+export function openRepositories(parts: { store: Store; databaseUrl: string }, options: RepositoryOptions): Repositories {
+  const { store, databaseUrl } = parts;
+  const { db, hot, provider } = store;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
   const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
   return {
@@ -99,6 +110,9 @@ export function openRepositories(parts: { db: Db; hot: HotPath; provider: Provid
     apiKeys: new ApiKeyRepository({ db }),
     tokenKeys: new TokenKeyRepository({ db }),
     authConfigs: new AuthConfigRepository({ db }),
+    storageHealth: new StorageHealth(store, databaseUrl),
     appChanges: provider === 'postgresql' ? (handlers) => listenForAppChanges(databaseUrl, handlers, options.logger) : undefined,
+    redemptions: new RedemptionRepository({ db, hot, outbox }),
+    registrations: new RegistrationRepository({ hot, outbox }),
   };
 }
