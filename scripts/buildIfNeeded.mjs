@@ -13,8 +13,8 @@ function newestMtime(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
-    // Unit tests beside the sources are not built.
-    else if ((entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.prisma')) newest = Math.max(newest, statSync(path).mtimeMs);
+    // Unit tests beside the sources are not built; plain .js sources are copied by the build.
+    else if ((/\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.prisma')) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }

@@ -1,12 +1,22 @@
 /**
  * What a host developer gets: `npm pack`, then a fresh app outside the repo installs only that
  * tarball plus express, express-session and passport (from the npm registry, as they would), and
- * uses `passwordless-selfhost/express` with `require`, with `import`, and from TypeScript.
+ * uses `passwordless-selfhost/express` with `require`, with `import`, and from TypeScript. And what
+ * an operator gets: `npx passwordless-selfhost serve` there names the one `npm install` command
+ * that adds the service's packages, and once it has run, serves from the tarball.
+ *
+ * Installs prefer npm's cache (`--prefer-offline`) and pin the versions this repository runs, so
+ * a warm cache needs no network; without a reachable registry the suite is skipped, loudly.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isCi } from '../browser/support/chromium';
+import { outputOf } from '../support/childProcess';
+import { freeLoopbackPort } from '../support/net';
+import { childEnv, waitUntilServing } from '../support/serviceProcess';
+import { MANAGEMENT_KEY } from '../support/testService';
 
 jest.setTimeout(240_000);
 
@@ -16,6 +26,24 @@ const installed = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_mo
 
 let work: string;
 let host: string;
+let tarball: string;
+
+/** Why the npm registry cannot be reached, or undefined when it answers `npm ping`. */
+function registryUnreachable(): string | undefined {
+  const ping = spawnSync('npm', ['ping', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000 });
+  if (ping.status === 0) return undefined;
+  const lines = (ping.stderr || ping.error?.message || `npm ping exited with ${ping.status}`).split('\n');
+  return lines.find((line) => /reason:/.test(line)) ?? lines.find((line) => /error/i.test(line)) ?? 'npm ping failed';
+}
+
+/** `describe`, or outside CI a loud skip when the registry is unreachable (under CI=true the suite runs and fails). */
+function packagingSuite(): jest.Describe {
+  const unreachable = isCi() ? undefined : registryUnreachable();
+  if (unreachable === undefined) return describe;
+  console.warn(`*** the npm registry is unreachable (${unreachable.trim()}): the PACKAGING tests (npm pack, install, npx serve) are SKIPPED ***`);
+  return describe.skip;
+}
+const suite = packagingSuite();
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   return execFileSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
@@ -49,7 +77,7 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'pwl-pack-'));
   host = join(work, 'host');
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], ROOT)) as { filename: string }[];
-  const tarball = join(work, packed[0].filename);
+  tarball = join(work, packed[0].filename);
   execFileSync('mkdir', ['-p', host]);
   writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host-app', version: '1.0.0', private: true }));
   run(
@@ -73,7 +101,7 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the packed middleware in a fresh host app', () => {
+suite('the packed middleware in a fresh host app', () => {
   it('installs no Prisma, no database driver and nothing with an install script or a native build', () => {
     const packages = installedPackages(join(host, 'node_modules'));
     const names = packages.map((p) => p.name);
@@ -153,6 +181,13 @@ describe('the packed middleware in a fresh host app', () => {
     expect(types).toContain('export declare function createPasskeys');
   });
 
+  it('ships its MIT licence and is publishable', () => {
+    const installedManifest = JSON.parse(readFileSync(join(host, 'node_modules', 'passwordless-selfhost', 'package.json'), 'utf8')) as { license?: string; private?: boolean };
+    expect(installedManifest).toMatchObject({ license: 'MIT' });
+    expect(installedManifest.private).toBeUndefined();
+    expect(readFileSync(join(host, 'node_modules', 'passwordless-selfhost', 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 the passwordless-selfhost contributors\n/);
+  });
+
   it('does not expose the service or other internals as import paths', () => {
     expect(() => run(process.execPath, ['-e', "require('passwordless-selfhost/dist/server/server')"], host)).toThrow(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
@@ -190,4 +225,103 @@ passwordless({ users: new InMemoryUserStore(), apiUrll: 'x' });
     expect(diagnostics).toBe('');
     for (const file of files) rmSync(join(host, file));
   });
+});
+
+suite('the packed service, started with npx', () => {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  const servicePackages = Object.keys(manifest.peerDependenciesMeta).filter((name) => manifest.peerDependenciesMeta[name].optional);
+  /** What `npm install` is asked for: each service package with its peer range, quoted where a shell would read the range. */
+  const specs = servicePackages.map((name) => {
+    const spec = `${name}@${manifest.peerDependencies[name]}`;
+    return /^[\w@/.~=-]+$/.test(spec) ? spec : `"${spec}"`;
+  });
+  /** A user's shell: no npm variables of this test run, no test switches. */
+  const userEnv = (extra: Record<string, string>) => {
+    const env = childEnv(extra);
+    for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
+    return env;
+  };
+
+  /** Runs a start that must refuse: its exit code, and its stderr without the command line. */
+  async function refusedStart(command: string, args: string[], cwd: string) {
+    const result = await outputOf(spawn(command, args, { cwd, env: userEnv({ DATABASE_URL: `file:${join(work, 'refused.db')}` }) }));
+    const lines = result.stderr.split('\n');
+    return { ...result, command: lines.map((line) => line.trim()).filter((line) => line.startsWith('npm install ')) };
+  }
+
+  it("in a folder with only the middleware installed, prints the one npm install command that adds the service's packages, and exits 1 without a stack trace", async () => {
+    const result = await refusedStart('npx', ['passwordless-selfhost', 'serve'], host);
+    expect(result.code).toBe(1);
+    expect(result.command).toEqual([`npm install ${specs.join(' ')}`]);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(result.stdout).toBe('');
+    expect(existsSync(join(work, 'refused.db'))).toBe(false);
+  });
+
+  it('run from another folder than the one it is installed in (as npx runs its cached copy in a fresh folder), installs the service itself with them', async () => {
+    const fresh = join(work, 'fresh');
+    mkdirSync(fresh);
+    const result = await refusedStart(process.execPath, [join(host, 'node_modules', 'passwordless-selfhost', 'dist', 'cli.js'), 'serve'], fresh);
+    expect(result.code).toBe(1);
+    expect(result.command).toEqual([`npm install ${manifest.name}@${manifest.version} ${specs.join(' ')}`]);
+  });
+
+  it('serves once that command has run: health 200, a token verified once and refused the second time (the SQLite writer thread ships), stopped by SIGTERM', async () => {
+    const service = join(work, 'service');
+    cpSync(host, service, { recursive: true, verbatimSymlinks: true });
+    const [command] = (await refusedStart('npx', ['passwordless-selfhost', 'serve'], service)).command;
+    const named = command.replace(/^npm install /, '').split(' ').map((spec) => spec.replace(/^"|"$/g, '').replace(/(.)@.*$/, '$1'));
+    expect(named).toEqual(servicePackages);
+    // The packages the command names, at the versions this repository runs (a deterministic install from npm's cache).
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...named.map((name) => `${name}@${installed(name)}`)], service, userEnv({}));
+
+    const port = await freeLoopbackPort();
+    const url = `http://127.0.0.1:${port}`;
+    // In a process group of its own, stopped as a terminal's Ctrl-C or a service manager stops it: a
+    // signal to the group. (npm forwards a signal to its shell only, which then dies without passing it on.)
+    const child = spawn('npx', ['passwordless-selfhost', 'serve'], {
+      cwd: service,
+      detached: true,
+      env: userEnv({ DATABASE_URL: `file:${join(service, 'data', 'passwordless.db')}`, PORT: String(port), MANAGEMENT_KEY, MAIL_FILE: join(service, 'mail.md'), LOG_LEVEL: 'info' }),
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    // Closed once every process of the group holding its output (npx, its shell, the service) has exited.
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    const stopGroup = async () => {
+      process.kill(-child.pid!, 'SIGTERM');
+      const deadline = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 15_000);
+      await closed;
+      clearTimeout(deadline);
+    };
+    try {
+      await waitUntilServing(`${url}/health/http`, child, () => output, 60_000);
+      expect((await fetch(`${url}/health/storage`)).status).toBe(200);
+      const created = await fetch(`${url}/admin/apps/packed/create`, { method: 'POST', headers: { ManagementKey: MANAGEMENT_KEY, 'content-type': 'application/json' }, body: JSON.stringify({ adminEmail: 'admin@example.com' }) });
+      expect(created.status).toBe(200);
+      const { apiSecret1 } = (await created.json()) as { apiSecret1: string };
+      const privateApi = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { ApiSecret: apiSecret1, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const { token } = (await (await privateApi('/signin/generate-token', { userId: 'u1' })).json()) as { token: string };
+      const verified = await privateApi('/signin/verify', { token });
+      expect(verified.status).toBe(200);
+      expect(await verified.json()).toMatchObject({ success: true, userId: 'u1' });
+      const again = await privateApi('/signin/verify', { token });
+      expect([again.status, ((await again.json()) as { errorCode?: string }).errorCode]).toEqual([400, 'token_already_used']);
+    } finally {
+      await stopGroup();
+    }
+    const stopped = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; clean?: boolean })
+      .find((entry) => entry.msg === 'stopped');
+    expect(stopped).toMatchObject({ clean: true });
+    await expect(fetch(`${url}/health/http`)).rejects.toThrow();
+  }, 600_000);
 });

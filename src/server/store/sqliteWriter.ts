@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
+import type { UnitOutcome, UnitStep } from './writeUnit';
 
 /** What a statement answered: the row of a statement that returns one, else how many rows it changed. */
 export type WriteResult = Record<string, unknown> | { changes: number } | undefined;
@@ -10,7 +11,9 @@ type WireError = { message: string; code?: string };
 type Outcome = { value: WriteResult | UnitOutcome } | { error: WireError };
 type Reply = { outcomes: Outcome[] } | { failed: WireError };
 
+/** What the thread starts with (its `workerData`). */
 interface WriterData {
+  /** better-sqlite3 as this process resolves it, so that the thread loads the same copy. */
   driver: string;
   filename: string;
   setup: string;
@@ -19,110 +22,10 @@ interface WriterData {
 }
 
 /**
- * The writer thread's whole program. It is started from its source text, so it may use nothing of
- * this module's scope: `holds` is `stepConditionHolds`, passed in by its source text, and
- * everything else comes in `workerData`. Each batch runs in one `BEGIN IMMEDIATE … COMMIT`; a statement that fails (a
- * foreign-key refusal) fails only itself, and a unit runs inside a savepoint, so that it is undone
- * alone when one of its statements fails or misses the row it requires.
- * Waiting for a lock blocks this thread only, so the connection keeps SQLite's own busy timeout.
+ * The thread's program: a plain CommonJS file loaded by path (a function's source text would carry
+ * jest's coverage counters into a thread where they do not exist). The build copies it to dist/.
  */
-function writerThread(holds: typeof stepConditionHolds): void {
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
-  const { driver, filename, setup, timeoutMs, statements } = workerData as WriterData;
-  const Database = require(driver) as typeof import('better-sqlite3');
-  const db = new Database(filename, { timeout: timeoutMs });
-  db.exec(setup);
-  const [begin, commit, rollback, savepoint, rollbackToSavepoint, releaseSavepoint] = [
-    'BEGIN IMMEDIATE',
-    'COMMIT',
-    'ROLLBACK',
-    'SAVEPOINT unit',
-    'ROLLBACK TO unit',
-    'RELEASE unit',
-  ].map((sql) => db.prepare(sql));
-  const prepared = new Map<string, import('better-sqlite3').Statement>();
-  const statement = (name: string) => {
-    let s = prepared.get(name);
-    if (!s) prepared.set(name, (s = db.prepare(statements[name])));
-    return s;
-  };
-  const wire = (error: unknown): WireError => ({ message: String((error as Error)?.message ?? error), code: (error as { code?: string })?.code });
-  const runStatement = (name: string, params: Record<string, unknown>): WriteResult => {
-    const s = statement(name);
-    return s.reader ? (s.get(params) as WriteResult) : { changes: s.run(params).changes };
-  };
-  const runUnit = (steps: UnitStep[]): UnitOutcome => {
-    savepoint.run();
-    const undo = () => {
-      // An I/O error may have rolled the whole transaction back, savepoint included.
-      if (!db.inTransaction) return;
-      rollbackToSavepoint.run();
-      releaseSavepoint.run();
-    };
-    const kept: Record<string, Record<string, unknown> | undefined> = {};
-    try {
-      for (const step of steps) {
-        if (step.onlyIf && !holds(step.onlyIf, kept)) continue;
-        const s = statement(step.statement);
-        let changed: boolean;
-        if (s.reader) {
-          const row = s.get(step.params) as Record<string, unknown> | undefined;
-          if (step.as) kept[step.as] = row;
-          changed = row !== undefined;
-        } else {
-          changed = s.run(step.params).changes > 0;
-        }
-        if (step.orFail !== undefined && !changed) {
-          undo();
-          return { ok: false, failure: step.orFail };
-        }
-      }
-    } catch (error) {
-      undo();
-      throw error;
-    }
-    releaseSavepoint.run();
-    return { ok: true };
-  };
-  const runBatch = (items: Item[]): Reply => {
-    try {
-      begin.run();
-    } catch (error) {
-      return { failed: wire(error) };
-    }
-    const outcomes: Outcome[] = [];
-    for (const item of items) {
-      if (!db.inTransaction) {
-        // An I/O error rolled the whole transaction back: nothing of the batch is committed.
-        outcomes.push({ error: { message: 'the SQLite transaction was rolled back' } });
-        continue;
-      }
-      try {
-        outcomes.push({ value: 'unit' in item ? runUnit(item.unit) : runStatement(item.statement, item.params) });
-      } catch (error) {
-        outcomes.push({ error: wire(error) }); // only this statement (or unit) was undone; the transaction goes on
-      }
-    }
-    try {
-      if (!db.inTransaction) throw new Error('the SQLite transaction was rolled back');
-      commit.run();
-    } catch (error) {
-      if (db.inTransaction) rollback.run();
-      return { failed: wire(error) };
-    }
-    return { outcomes };
-  };
-  parentPort!.on('message', (message: { batch: Item[] } | 'close') => {
-    if (message === 'close') {
-      db.close();
-      parentPort!.close();
-      return;
-    }
-    parentPort!.postMessage(runBatch(message.batch));
-  });
-}
-
-const WRITER_SOURCE = `(${writerThread.toString()})(${stepConditionHolds.toString()})`;
+const WRITER_THREAD = join(__dirname, 'sqliteWriterThread.js');
 
 const asError = ({ message, code }: WireError): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
 
@@ -165,7 +68,7 @@ export function startSqliteWriter(filename: string, setup: string, timeoutMs: nu
 
   const started = (): Worker => {
     if (worker) return worker;
-    const w = new Worker(WRITER_SOURCE, { eval: true, workerData });
+    const w = new Worker(WRITER_THREAD, { workerData });
     w.unref(); // referenced only while a batch is on its way, so an idle writer keeps no process alive
     w.on('message', (reply: Reply) => {
       const batch = inFlight ?? [];

@@ -26,14 +26,8 @@ export interface StepCondition {
 export type UnitOutcome = { ok: true } | { ok: false; failure: string };
 
 /**
- * Whether a step's condition holds for the rows kept so far. Self-contained (it names nothing
- * outside itself): the SQLite writer thread is started from its source text.
+ * Whether a step's condition holds for the rows kept so far. It lives in plain JavaScript
+ * (stepCondition.js) because the SQLite writer thread runs it too, and that thread loads its code
+ * with Node's own require; PostgreSQL's units run this same function.
  */
-export function stepConditionHolds(condition: StepCondition, kept: Record<string, Record<string, unknown> | undefined>): boolean {
-  const row = kept[condition.step];
-  if (row === undefined) return false;
-  const value = Number(row[condition.column]);
-  if (condition.equals !== undefined && value !== condition.equals) return false;
-  if (condition.above !== undefined && !(value > condition.above)) return false;
-  return true;
-}
+export { stepConditionHolds } from './stepCondition';
