@@ -14,7 +14,8 @@ module.exports = {
   coverageProvider: 'babel',
   // The totals in the output; the per-file report goes to coverage/lcov-report/index.html.
   coverageReporters: ['text-summary', 'lcov'],
-  // The floor: the whole suite's figures when it was set (2026-11-27: 89.19 / 81.36 / 89.46 /
-  // 90.95 %), rounded down. Checked only when coverage is collected; raise it as tests are added.
-  coverageThreshold: { global: { statements: 89, branches: 81, functions: 89, lines: 90 } },
+  // The floor: the whole suite's figures when it was set (2026-11-27: 89.11 / 81.10 / 89.18 /
+  // 91.02 %), less a point for the race and retry paths that not every run takes, rounded down
+  // (docs/testing.md). Checked only when coverage is collected; raise it as tests are added.
+  coverageThreshold: { global: { statements: 88, branches: 80, functions: 88, lines: 90 } },
 };
