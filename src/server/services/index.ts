@@ -137,6 +137,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
   );
   const webhooks = new WebhookEndpointService({
     endpoints: repositories.webhookEndpoints,
+    apps: repositories.apps,
     policy: config.webhooks,
     encryption: config.tokenKeyEncryption,
     changed: caches.changed,

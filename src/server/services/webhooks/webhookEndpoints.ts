@@ -5,7 +5,7 @@ import { ApiError } from '../../core/apiError';
 import type { WebhookDestinationPolicy } from '../../core/config';
 import { ciObject, looseBoolean } from '../../core/validation';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../../core/webhookEventTypes';
-import type { WebhookEndpointRepository, WebhookEndpointRow } from '../../store/repositories';
+import type { AppRepository, WebhookEndpointRepository, WebhookEndpointRow } from '../../store/repositories';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { newWebhookSecret } from './newWebhookSecret';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
@@ -58,6 +58,8 @@ const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
 /** What a `WebhookEndpointService` is built from. */
 export interface WebhookEndpointServiceDeps {
   endpoints: WebhookEndpointRepository;
+  /** Whether an app named by the management API or the CLI exists. */
+  apps: AppRepository;
   policy: WebhookDestinationPolicy;
   encryption: TokenKeyEncryption;
   /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
@@ -73,6 +75,7 @@ export interface WebhookEndpointServiceDeps {
  */
 export class WebhookEndpointService {
   private readonly endpoints: WebhookEndpointRepository;
+  private readonly apps: AppRepository;
   private readonly policy: WebhookDestinationPolicy;
   private readonly encryption: TokenKeyEncryption;
   private readonly changed: (appId: string) => void;
@@ -81,6 +84,7 @@ export class WebhookEndpointService {
 
   constructor(deps: WebhookEndpointServiceDeps) {
     this.endpoints = deps.endpoints;
+    this.apps = deps.apps;
     this.policy = deps.policy;
     this.encryption = deps.encryption;
     this.changed = deps.changed;
@@ -90,7 +94,7 @@ export class WebhookEndpointService {
 
   /** For the management API and the CLI, which name the app: 404 app_not_found when there is none. */
   async assertApp(appId: string): Promise<void> {
-    if (!APP_ID_PATTERN.test(appId) || !(await this.endpoints.appExists(appId))) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
+    if (!APP_ID_PATTERN.test(appId) || !(await this.apps.exists(appId))) throw new ApiError('app_not_found', { detail: `There is no app '${appId}'.` });
   }
 
   async list(appId: string): Promise<WebhookView[]> {

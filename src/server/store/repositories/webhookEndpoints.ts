@@ -66,11 +66,6 @@ export class WebhookEndpointRepository {
     this.provider = deps.provider;
   }
 
-  /** Whether the app exists: one primary-key read of App (the management API and the CLI name the app). */
-  async appExists(appId: string): Promise<boolean> {
-    return (await this.db.app.findUnique({ where: { id: appId }, select: { id: true } })) !== null;
-  }
-
   /** Whether the app has this endpoint: one primary-key read. */
   async exists(appId: string, id: string): Promise<boolean> {
     return (await this.db.webhookEndpoint.findFirst({ where: { tenant: appId, id }, select: { id: true } })) !== null;
