@@ -2,6 +2,7 @@
  * Requests flow one way through src/server, and each folder imports only from the folders below
  * it (docs/architecture.md). This table is the rule; a new import that runs back up fails here.
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { importsOf, resolveImport, sourceFiles } from '../support/sourceImports';
 
@@ -98,8 +99,22 @@ describe('the layers of src/server', () => {
 
   it('lets services see the store only through the types of its repositories', () => {
     expect(files.flatMap(storeImportsBeyondRepositories)).toEqual([]);
-    // The rule itself: a service naming the hot path's types, or loading anything of the store, is caught.
-    expect(STORE_FACES.includes(resolveImport(join(SRC, 'server/services/users/credentials.ts'), '../../store/hotPath'))).toBe(false);
+    // The rule itself: a service naming the SQL layer's types, or loading anything of the store, is caught.
+    expect(STORE_FACES.includes(resolveImport(join(SRC, 'server/services/users/credentials.ts'), '../../store/sql/queries'))).toBe(false);
+    expect(STORE_FACES.includes(resolveImport(join(SRC, 'server/services/users/credentials.ts'), '../../store/sql/driver'))).toBe(false);
+  });
+
+  it('lets no service name Prisma, `Db` or the SQL layer through the store’s faces, nor reach a store’s connections', () => {
+    // The faces export these types for the store's own callers (server.ts, the CLI, operator tooling).
+    const below = /\b(Db|SqlDriver|Queries|PrismaClient)\b|\bstore\.(db|sql|queries)\b|@prisma\//;
+    const named = files.filter((file) => layerOf(file) === 'server/services').flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => below.test(line))
+        .map((line) => `${relative(ROOT, file)}: ${line.trim()}`),
+    );
+    expect(named).toEqual([]);
+    expect(below.test("import type { SqlDriver } from '../../store';")).toBe(true);
     expect(reaches(LAYERS['server/services'].imports, 'server/store')).toBe(false);
   });
 

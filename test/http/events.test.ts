@@ -227,7 +227,7 @@ describe.each(providers())('event log on %s', (provider) => {
     const app = await loggingApp();
     const lines: string[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
-    const log = new EventLog({ events: new EventRepository({ db: svc.services.store.db, hot: svc.services.store.hot }), isLoggingEnabled: async () => true, logger, options: { flushIntervalMs: 0, maxBuffered: 3 } });
+    const log = new EventLog({ events: new EventRepository({ db: svc.services.store.db, queries: svc.services.store.queries }), isLoggingEnabled: async () => true, logger, options: { flushIntervalMs: 0, maxBuffered: 3 } });
     for (let i = 0; i < 5; i++) log.record(app.appId, { type: 'ApiUserDeleted', message: 'm', subject: `b${i}`, performedBy: 'System' });
     await log.close();
     const subjects = (await eventsOf(app)).events.map((e) => e.subject);

@@ -4,7 +4,7 @@ import { createApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/core/config';
 import { createLogger } from '../../src/server/core/logger';
 import { createServices, type Services } from '../../src/server/services';
-import { openStore, type Db, type HotPath, type Store } from '../../src/server/store';
+import { openStore, type Db, type Queries, type Store } from '../../src/server/store';
 import { ORIGIN, RPID, registerPasskey, signIn, verifyToken } from '../support/ceremonies';
 import { createCredential, getAssertion } from '../support/softwareAuthenticator';
 import { MANAGEMENT_KEY, createTestDatabase, providers, warnIfPostgresSkipped, type TestDatabase, type TestService } from '../support/testService';
@@ -13,9 +13,9 @@ import { MANAGEMENT_KEY, createTestDatabase, providers, warnIfPostgresSkipped, t
  * Counts every call that reaches the database: one per Prisma delegate method, one per batch
  * transaction, one per hot-path statement (each a single prepared statement on the driver).
  */
-function countingStore(store: Store): { db: Db; hot: HotPath; calls: string[] } {
+function countingStore(store: Store): { db: Db; hot: Queries; calls: string[] } {
   const calls: string[] = [];
-  const hot = new Proxy(store.hot, {
+  const hot = new Proxy(store.queries, {
     get(target, method) {
       const fn = Reflect.get(target, method);
       if (typeof fn !== 'function' || method === 'close') return fn;
@@ -70,7 +70,7 @@ describe.each(providers())('hot path database round trips on %s', (provider) => 
     // Buffered writes (events, auth-config last use) only when the test flushes, and no background
     // work on a timer (the webhook worker's poll, the deletion and report sweeps), so that no call
     // but the request's own can land inside a counted window.
-    services = createServices(config, { ...store, db: counting.db, hot: counting.hot }, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
+    services = createServices(config, { ...store, db: counting.db, queries: counting.hot }, { flushIntervalMs: 0, deletionSweepIntervalMs: 0, reportSweepIntervalMs: 0, metadataRefreshIntervalMs: 0, webhooks: { pollIntervalMs: 0 } });
     const http = supertest(createApp(services, createLogger('silent')));
     svc = {
       provider,

@@ -23,7 +23,7 @@ async function seedUsers(svc: TestService, app: TestApp, count: number): Promise
   const now = Date.now();
   await Promise.all(
     ids.map((userId, i) =>
-      svc.services.store.hot.storeRegistration({
+      svc.services.store.queries.storeRegistration({ webhookDeliveries: [],
         tenant: app.appId,
         credential: {
           descriptorId: `cred-${userId}`,

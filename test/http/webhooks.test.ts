@@ -1,3 +1,4 @@
+import { createLogger } from '../../src/server/core/logger';
 import { parseKeyEncryptionKey } from '../../src/server/core/parseKeyEncryptionKey';
 import { WEBHOOK_EVENT_TYPES } from '../../src/server/core/webhookEventTypes';
 import { MAGIC_LINK_SENT_HOLD_MS } from '../../src/server/services/magicLinks/magicLinks';
@@ -14,7 +15,6 @@ import { MANAGEMENT_KEY, createTestDatabase, providers, uniqueAppId, warnIfPostg
 import { LOOPBACK_ALLOWED, inProcessService, type InProcessService } from '../support/inProcessWebhookService';
 import { startWebhookReceiver, verifyWebhook, type ReceivedWebhook, type WebhookReceiver } from '../support/webhookReceiver';
 import { givenUsers } from '../support/webhookUsers';
-import { claimWebhookDeliveries } from '../../src/server/store';
 import { WebhookEndpointRepository } from '../../src/server/store/repositories/webhookEndpoints';
 
 warnIfPostgresSkipped();
@@ -430,9 +430,10 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     await givenUsers(svc.http, busy.apiSecret, ['u1']);
     clock.now += 1;
     await givenUsers(svc.http, quiet.apiSecret, ['u1']);
-    const { db, provider: storeProvider } = svc.services.store;
+    const { db } = svc.services.store;
+    const { webhookDeliveries } = svc.services.store.repositories({ now: () => clock.now, outboxQuota: 10_000, logger: createLogger('silent') });
     const claim = async (limit: number, perApp: number, sending: Map<string, number>) => {
-      const claimed = await claimWebhookDeliveries(db, storeProvider, { now: clock.now, leaseUntil: clock.now + 60_000, workerId: 'test-worker', limit, runLength: 1, perApp, sending });
+      const claimed = await webhookDeliveries.claim({ now: clock.now, leaseUntil: clock.now + 60_000, workerId: 'test-worker', limit, runLength: 1, perApp, sending });
       await db.webhookDelivery.updateMany({ where: { id: { in: claimed.map((d) => d.id) } }, data: { leaseUntil: null, claimedBy: null } });
       return claimed.map((d) => d.endpointId).sort();
     };
@@ -592,7 +593,7 @@ describe.each(providers())('webhooks on %s', (provider: Provider) => {
     clock.now += 86_400_001;
 
     const rotation = { current: keks.second, previous: [keks.first] };
-    const endpoints = new WebhookEndpointRepository({ db: svc.services.store.db, provider: svc.services.store.provider });
+    const endpoints = new WebhookEndpointRepository({ db: svc.services.store.db, sql: svc.services.store.sql });
     expect(await resealWebhookSecrets(endpoints, rotation, clock.now)).toEqual({ rewrapped: 1, unchanged: 0, cleared: 1, unreadable: [] });
     expect(await resealWebhookSecrets(endpoints, rotation, clock.now)).toEqual({ rewrapped: 0, unchanged: 1, cleared: 0, unreadable: [] });
 

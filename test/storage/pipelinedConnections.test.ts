@@ -3,7 +3,7 @@
  * in flight on one connection at once, each its own transaction with its own answer or error.
  */
 import { Client } from 'pg';
-import { openPipelinedConnections, type PipelinedConnections } from '../../src/server/store/pipelinedConnections';
+import { openPipelinedConnections, type PipelinedConnections } from '../../src/server/store/sql/pipelinedConnections';
 import { eventually } from '../support/eventually';
 import { createTestDatabase, warnIfPostgresSkipped, type TestDatabase } from '../support/testService';
 

@@ -1,5 +1,5 @@
 /**
- * The hot path's SQLite writes are committed on a thread of their own. What a caller must be able
+ * The SQL layer's SQLite writes are committed on a thread of their own. What a caller must be able
  * to count on: each write answers its own outcome, what was answered is on disk for every other
  * connection, the event loop keeps serving while the thread waits for a lock or the disk, and
  * closing loses nothing that was queued.
@@ -8,12 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteConnection, SQLITE_CONNECTION_SETUP } from '../../src/server/store/sqlite';
-import { startSqliteWriter } from '../../src/server/store/sqliteWriter';
+import { startSqliteWriter } from '../../src/server/store/sql/sqliteWriter';
 
 const STATEMENTS = {
   insert: 'INSERT INTO "Item" ("id", "value") VALUES (@id, @value)',
   take: 'DELETE FROM "Item" WHERE "id" = @id RETURNING "value"',
   bump: 'UPDATE "Item" SET "value" = "value" + 1 WHERE "id" = @id AND "value" < @limit',
+  bumpAll: 'UPDATE "Item" SET "value" = "value" + 1 WHERE "value" < @limit RETURNING "id", "value"',
 };
 
 describe('the SQLite writer thread', () => {
@@ -88,7 +89,7 @@ describe('the SQLite writer thread', () => {
     // All in one batch: the second unit finds the counter at its limit; the third repeats a key.
     const outcomes = await Promise.allSettled([unit('a', 1), unit('b', 1), unit('a', 5), writer.write('insert', { id: 'plain', value: 9 })]);
     expect(outcomes.slice(0, 2)).toEqual([
-      { status: 'fulfilled', value: { ok: true } },
+      { status: 'fulfilled', value: { ok: true, kept: {} } },
       { status: 'fulfilled', value: { ok: false, failure: 'full' } },
     ]);
     expect(outcomes[2].status === 'rejected' && (outcomes[2].reason as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
@@ -100,6 +101,24 @@ describe('the SQLite writer thread', () => {
     ]);
   });
 
+  it('answers every row a write returns when asked for all, and runs a statement it was not started with by its name', async () => {
+    await Promise.all([writer.write('insert', { id: 'a', value: 1 }), writer.write('insert', { id: 'b', value: 5 }), writer.write('insert', { id: 'c', value: 2 })]);
+    const bumped = await writer.writeAll('bumpAll', { limit: 3 });
+    expect(bumped.sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
+      { id: 'a', value: 2 },
+      { id: 'c', value: 3 },
+    ]);
+    // A composed statement: its text comes with the call, and a second call of the name reuses it.
+    const twoIds = 'UPDATE "Item" SET "value" = 0 WHERE "id" IN (@first, @second) RETURNING "id"';
+    expect(await writer.writeComposed('resetTwo', twoIds, { first: 'a', second: 'b' })).toHaveLength(2);
+    expect(await writer.writeComposed('resetTwo', twoIds, { first: 'c', second: 'missing' })).toEqual([{ id: 'c' }]);
+    expect(rows()).toEqual([
+      { id: 'a', value: 0 },
+      { id: 'b', value: 0 },
+      { id: 'c', value: 0 },
+    ]);
+  });
+
   it('runs a unit step only when the row an earlier step kept holds its condition', async () => {
     await writer.write('insert', { id: 'x', value: 3 });
     const takeThenInsert = (id: string, equals: number) =>
@@ -107,11 +126,12 @@ describe('the SQLite writer thread', () => {
         { statement: 'take', params: { id }, as: 'taken' },
         { statement: 'insert', params: { id: `${id}-was-${equals}`, value: equals }, onlyIf: { step: 'taken', column: 'value', equals } },
       ]);
-    expect(await takeThenInsert('x', 4)).toEqual({ ok: true });
+    // The unit answers the rows its steps kept: the caller reads what it found.
+    expect(await takeThenInsert('x', 4)).toEqual({ ok: true, kept: { taken: { value: 3 } } });
     expect(rows()).toEqual([]);
     await writer.write('insert', { id: 'x', value: 3 });
-    expect(await takeThenInsert('x', 3)).toEqual({ ok: true });
-    expect(await takeThenInsert('missing', 3)).toEqual({ ok: true });
+    expect(await takeThenInsert('x', 3)).toEqual({ ok: true, kept: { taken: { value: 3 } } });
+    expect(await takeThenInsert('missing', 3)).toEqual({ ok: true, kept: { taken: undefined } });
     expect(rows()).toEqual([{ id: 'x-was-3', value: 3 }]);
   });
 

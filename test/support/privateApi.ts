@@ -76,13 +76,13 @@ export function tokenServiceAt(svc: TestService, offsetMs: number): TokenService
 /** A register token made by the service's own registration rules, as if `/register/token` had been called `agoMs` ago. */
 export function registerTokenIssuedAgo(svc: TestService, app: TestApp, agoMs: number, input: { userId: string; username: string }): Promise<string> {
   const { store, challenges, aliases, features: settings, events, metadata, authenticators, webhookOutbox: outbox } = svc.services;
-  const { db, hot } = store;
+  const { db, sql, queries } = store;
   const then = () => Date.now() - agoMs;
   const policy = new AuthenticatorPolicy({ metadata, lists: authenticators, features: settings });
   return new RegistrationService({
-    registrations: new RegistrationRepository({ hot, outbox }),
-    credentials: new CredentialRepository({ db, hot, outbox }),
-    redemptions: new RedemptionRepository({ db, hot, outbox }),
+    registrations: new RegistrationRepository({ queries, outbox }),
+    credentials: new CredentialRepository({ sql, queries, outbox }),
+    redemptions: new RedemptionRepository({ db, queries, outbox }),
     tokens: tokenServiceAt(svc, -agoMs),
     challenges,
     aliases,

@@ -1,7 +1,9 @@
 import { Client } from 'pg';
 import { sqliteFilename } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
-import { sqliteTime } from '../../src/server/store/sqliteHotPath';
+import { sqliteCodec } from '../../src/server/store/sql/sqliteCodec';
+
+const sqliteTime = sqliteCodec.time;
 
 /** The seeded user number `i` of an app, as `seedUsers` names it (`user-0000042`): names sort as numbers do. */
 export const seededUserId = (i: number) => `user-${String(i).padStart(7, '0')}`;

@@ -6,30 +6,30 @@ import { Pool } from 'pg';
 import { PrismaClient as SqliteClient } from './generated/sqlite/client';
 import { PrismaClient as PostgresClient } from './generated/postgresql/client';
 import { providerOf, sqliteFilename } from './databaseUrl';
-import type { HotPath } from './hotPath';
 import { MIGRATION_LEDGER, migratePostgres, migrateSqlite, type Provider } from './migrate';
-import { openPostgresHotPath } from './postgresHotPath';
 import { SqliteAdapterFactory } from './sqlite';
-import { openSqliteHotPath } from './sqliteHotPath';
+import type { SqlDriver } from './sql/driver';
+import { openPostgresDriver } from './sql/postgresDriver';
+import type { Queries } from './sql/queries';
+import { queriesOn } from './sql/queriesOn';
+import { openSqliteDriver } from './sql/sqliteDriver';
 import { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
 
-export type { HotPath, NewWebhookDelivery } from './hotPath';
+export type { NewWebhookDelivery, Queries } from './sql/queries';
+export type { SqlDriver } from './sql/driver';
 export type { Repositories, RepositoryOptions, StorageHealth, WebhookOutbox } from './repositories';
 export { providerOf, sqliteFilename } from './databaseUrl';
-export { claimWebhookDeliveries, type ClaimedDelivery } from './claimWebhookDeliveries';
-export { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from './recordWebhookAttempts';
-export { renewWebhookClaims } from './renewWebhookClaims';
 /** For the start-up check and `token-keys rewrap`, which run before (or without) the services. */
 export { TokenKeyRepository } from './repositories/tokenKeys';
 
 /**
- * PostgreSQL connections per process: Prisma's pool serves everything but the hot path, which
- * carries most of the traffic on connections of its own: a few that pipeline single statements
+ * PostgreSQL connections per process: Prisma's pool serves the cold CRUD, and the SQL layer, which
+ * carries most of the traffic, has connections of its own: a few that pipeline single statements
  * (each carries any number at once) and a pool for transactions of several statements. All open
  * connections only when needed.
  */
 const PRISMA_POOL_MAX = 5;
-const HOT_CONNECTIONS = { statements: 4, units: 4 };
+const SQL_CONNECTIONS = { statements: 4, units: 4 };
 
 /**
  * The model delegates the services use. Both generated clients expose the same delegates; their
@@ -37,14 +37,16 @@ const HOT_CONNECTIONS = { statements: 4, units: 4 };
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction' | '$queryRawUnsafe'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction'
 >;
 
 export interface Store {
   provider: Provider;
   db: Db;
-  /** The statements of every sign-in, verify and registration, prepared once on the driver. */
-  hot: HotPath;
+  /** The SQL layer: the store's statements on its own driver, prepared once (sql/statements.ts). */
+  sql: SqlDriver;
+  /** The typed queries of every sign-in, verify and registration over `sql`. */
+  queries: Queries;
   /** The repositories over this store's connections, for the services (made once per process, by `createServices`). */
   repositories(this: Store, options: RepositoryOptions): Repositories;
   /** Applies pending migrations; returns the names applied. */
@@ -74,11 +76,12 @@ export function openStore(databaseUrl: string): Store {
     // 0700 directory, 0600 file, whatever the umask; SQLite gives the WAL and shared-memory files the database file's mode.
     ensurePrivateFile(filename, dirname(filename));
     const client = new SqliteClient({ adapter: new SqliteAdapterFactory(filename) });
-    const hot = openSqliteHotPath(filename);
+    const sql = openSqliteDriver(filename);
     return {
       provider: 'sqlite',
       db: client,
-      hot,
+      sql,
+      queries: queriesOn(sql),
       repositories: repositoriesOf(databaseUrl),
       migrate: async () => migrateSqlite(filename),
       ping: async () => {
@@ -86,7 +89,7 @@ export function openStore(databaseUrl: string): Store {
       },
       appliedMigrations: () => appliedMigrations(client),
       close: async () => {
-        await hot.close();
+        await sql.close();
         await client.$disconnect();
       },
     };
@@ -97,11 +100,12 @@ export function openStore(databaseUrl: string): Store {
   // replaced on the next query; without a listener its error would be thrown at the process.
   pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
-  const hot = openPostgresHotPath(databaseUrl, HOT_CONNECTIONS);
+  const sql = openPostgresDriver(databaseUrl, SQL_CONNECTIONS);
   return {
     provider: 'postgresql',
     db: client as unknown as Db,
-    hot,
+    sql,
+    queries: queriesOn(sql),
     repositories: repositoriesOf(databaseUrl),
     migrate: () => migratePostgres(databaseUrl),
     ping: async () => {
@@ -110,7 +114,7 @@ export function openStore(databaseUrl: string): Store {
     appliedMigrations: () => appliedMigrations(client),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: async () => {
-      await hot.close();
+      await sql.close();
       await client.$disconnect();
       if (!pool.ended) await pool.end();
     },

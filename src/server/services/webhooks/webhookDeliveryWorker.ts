@@ -84,7 +84,7 @@ export interface WebhookDeliveryWorkerDeps {
  * and up to `runLength - 1` after it, sent in order, one at a time, over a kept-alive connection to
  * the address checked again for the run. Runs go on by themselves in up to `concurrency` slots, at
  * most `perAppConcurrency` of them for one app, and a slot that frees is claimed again at once;
- * claims take turns between apps (claimWebhookDeliveries), and a run whose answers are slow yields
+ * claims take turns between apps (WebhookDeliveryRepository.claim), and a run whose answers are slow yields
  * its endpoint's turn when its wall-clock budget is spent, so one tenant's slow or hanging receivers
  * cannot hold up another tenant's webhooks. Each delivery is signed with Standard Webhooks (both
  * secrets during a rotation). 2xx is delivered; 410 disables the endpoint and fails what it still

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from '../../core/storeErrors';
 import type { Db } from '..';
-import type { HotPath, NewAlias } from '../hotPath';
+import type { Queries, NewAlias } from '../sql/queries';
 import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** One stored alias: its hash, and its plaintext only when it was stored unhashed. */
@@ -13,23 +13,23 @@ export interface StoredAlias {
 /** What an `AliasRepository` is built from. */
 export interface AliasRepositoryDeps {
   db: Db;
-  hot: HotPath;
+  queries: Queries;
   outbox: WebhookOutbox;
 }
 
 /**
  * The app's aliases, keyed by (app, alias hash), with an index on (app, userId). The reads are
- * rare and go through Prisma; replacing a user's set is a unit of the hot path's statements (with
+ * rare and go through Prisma; replacing a user's set is a unit of the SQL layer's statements (with
  * the user's row and the deliveries that report it).
  */
 export class AliasRepository {
   private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly queries: Queries;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: AliasRepositoryDeps) {
     this.db = deps.db;
-    this.hot = deps.hot;
+    this.queries = deps.queries;
     this.outbox = deps.outbox;
   }
 
@@ -45,14 +45,12 @@ export class AliasRepository {
    * taken meanwhile (the driver's unique violation): then nothing changed and nothing is reported.
    */
   async replace(appId: string, userId: string, aliases: NewAlias[], report: WebhookEvent): Promise<boolean> {
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
     try {
-      await this.hot.replaceAliases(appId, userId, aliases, deliveries);
+      await this.outbox.reported(appId, report, (deliveries) => this.queries.replaceAliases(appId, userId, aliases, deliveries));
     } catch (error) {
       if (isUniqueViolation(error)) return false;
       throw error;
     }
-    this.outbox.written(deliveries);
     return true;
   }
 

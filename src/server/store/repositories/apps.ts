@@ -1,7 +1,9 @@
 import type { Db, NewWebhookDelivery } from '..';
 import { isRecordNotFound, isUniqueViolation } from '../../core/storeErrors';
 import { scopesColumn, type NewApiKey } from './apiKeys';
-import { rowsOf, type WebhookEvent, type WebhookOutbox } from './webhookOutbox';
+import type { SqlDriver } from '../sql/driver';
+import { webhookDeliverySteps } from '../sql/units';
+import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** The settings an operator (or the app itself) may change, as the services speak of them. */
 export interface AppSettings {
@@ -95,6 +97,7 @@ function storedApp(row: AppRow): StoredApp {
 /** What an `AppRepository` is built from. */
 export interface AppRepositoryDeps {
   db: Db;
+  sql: SqlDriver;
   outbox: WebhookOutbox;
 }
 
@@ -107,10 +110,12 @@ export interface AppRepositoryDeps {
  */
 export class AppRepository {
   private readonly db: Db;
+  private readonly sql: SqlDriver;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: AppRepositoryDeps) {
     this.db = deps.db;
+    this.sql = deps.sql;
     this.outbox = deps.outbox;
   }
 
@@ -186,29 +191,27 @@ export class AppRepository {
 
   /**
    * Schedules the app's deletion unless one is pending, with the deliveries of `report`, in one
-   * transaction (one conditional UPDATE by the primary key); undefined when there is no such app or
+   * unit (one conditional UPDATE by the primary key); undefined when there is no such app or
    * a deletion is already pending (and then nothing is reported). The worker is woken only on
    * `confirm`, since `undo` deletes the deliveries again.
    */
   async scheduleDeletion(appId: string, schedule: NewDeletion, report: WebhookEvent): Promise<ScheduledDeletion | undefined> {
     const { deleteAt, keysFreezeAt, nonce } = schedule;
     const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    const count = await this.db.$transaction(async (tx) => {
-      const scheduled = await tx.app.updateMany({ where: { id: appId, deleteAt: null }, data: { deleteAt, keysFreezeAt, keysFrozenForDeletion: false, deletionNonce: nonce } });
-      if (scheduled.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-      return scheduled.count;
-    });
-    if (count === 0) return undefined;
+    const { codec } = this.sql;
+    const params = { tenant: appId, deleteAt: codec.time(deleteAt.getTime()), keysFreezeAt: codec.time(keysFreezeAt.getTime()), keysFrozen: codec.bool(false), nonce };
+    const scheduled = await this.sql.unit([{ statement: 'scheduleAppDeletion', params, orFail: 'not_scheduled' }, ...webhookDeliverySteps(deliveries, codec)]);
+    if (!scheduled.ok) return undefined;
     return {
-      confirm: () => this.outbox.written(deliveries),
+      confirm: () => this.outbox.wake(deliveries),
       undo: () => this.unschedule(appId, nonce, deliveries),
     };
   }
 
-  private async unschedule(appId: string, nonce: string, deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
+  private async unschedule(appId: string, nonce: string, deliveries: NewWebhookDelivery[]): Promise<void> {
     await this.db.$transaction(async (tx) => {
       await tx.app.updateMany({ where: { id: appId, deletionNonce: nonce }, data: NOT_PENDING });
-      if (deliveries) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, id: { in: deliveries.map((d) => d.id) } } });
+      if (deliveries.length > 0) await tx.webhookDelivery.deleteMany({ where: { tenant: appId, id: { in: deliveries.map((d) => d.id) } } });
     });
   }
 
@@ -220,19 +223,14 @@ export class AppRepository {
   /**
    * Clears the app's pending deletion (only the one whose abort link carries `nonce`, when given:
    * the nonce is cleared with it, in the statement that checks it, so a link works once), with the
-   * deliveries of `report`, in one transaction; false when nothing was pending (and then nothing is
+   * deliveries of `report`, in one unit; false when nothing was pending (and then nothing is
    * reported).
    */
   async cancelDeletion(appId: string, nonce: string | undefined, report: WebhookEvent): Promise<boolean> {
-    const where = { id: appId, deleteAt: { not: null }, ...(nonce !== undefined ? { deletionNonce: nonce } : {}) };
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    const count = await this.db.$transaction(async (tx) => {
-      const cleared = await tx.app.updateMany({ where, data: NOT_PENDING });
-      if (cleared.count > 0 && deliveries) await tx.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-      return cleared.count;
-    });
-    if (count > 0) this.outbox.written(deliveries);
-    return count > 0;
+    const { codec } = this.sql;
+    const params = { tenant: appId, nonce: nonce ?? null, keysFrozen: codec.bool(false) };
+    const cleared = await this.outbox.reported(appId, report, (deliveries) => this.sql.unit([{ statement: 'cancelAppDeletion', params, orFail: 'not_pending' }, ...webhookDeliverySteps(deliveries, codec)]), (outcome) => outcome.ok);
+    return cleared.ok;
   }
 
   /** Whether the app's pending deletion is the one whose abort link carries `nonce`: one count by the primary key. */

@@ -1,25 +1,29 @@
-import { isUniqueViolation } from '../../core/storeErrors';
 import type { Db } from '..';
-import { rowsOf, type WebhookEvent, type WebhookOutbox } from './webhookOutbox';
+import type { SqlDriver } from '../sql/driver';
+import { webhookDeliverySteps } from '../sql/units';
+import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** What an `AuthenticatorListRepository` is built from. */
 export interface AuthenticatorListRepositoryDeps {
   db: Db;
+  sql: SqlDriver;
   outbox: WebhookOutbox;
 }
 
 /**
  * An app's authenticator allow list and block list: one row per AAGUID (primary key (tenant,
- * aaGuid)), `isAllowed` saying which list holds it; all through Prisma. Each change takes the
- * webhook event that reports it and commits its deliveries in the same transaction; the worker is
- * woken once it is committed.
+ * aaGuid)), `isAllowed` saying which list holds it. Reads through Prisma; each change is one unit
+ * of the SQL layer with the deliveries of the webhook event that reports it; the worker is woken
+ * once it is committed.
  */
 export class AuthenticatorListRepository {
   private readonly db: Db;
+  private readonly sql: SqlDriver;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: AuthenticatorListRepositoryDeps) {
     this.db = deps.db;
+    this.sql = deps.sql;
     this.outbox = deps.outbox;
   }
 
@@ -30,30 +34,12 @@ export class AuthenticatorListRepository {
 
   /**
    * Puts the AAGUIDs on one list (created at `createdAt`, epoch ms), moving any already on the
-   * other: one upsert each and the deliveries, in one transaction, all or nothing. Should another
-   * request add one of them between an upsert's read and its write (a unique violation), the
-   * transaction is run once more, and then finds it.
+   * other: one insert-or-update of them all and the deliveries, in one unit, all or nothing.
    */
   async put(appId: string, aaGuids: string[], isAllowed: boolean, createdAt: number, report: WebhookEvent): Promise<void> {
-    const at = new Date(createdAt);
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    const writes = () => [
-      ...aaGuids.map((aaGuid) =>
-        this.db.authenticator.upsert({
-          where: { tenant_aaGuid: { tenant: appId, aaGuid } },
-          create: { tenant: appId, aaGuid, isAllowed, createdAt: at },
-          update: { isAllowed },
-        }),
-      ),
-      ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : []),
-    ];
-    try {
-      await this.db.$transaction(writes());
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      await this.db.$transaction(writes());
-    }
-    this.outbox.written(deliveries);
+    const { codec } = this.sql;
+    const params = { tenant: appId, aaGuids: JSON.stringify(aaGuids), isAllowed: codec.bool(isAllowed), createdAt: codec.time(createdAt) };
+    await this.outbox.reported(appId, report, (deliveries) => this.sql.unit([{ statement: 'putAuthenticators', params }, ...webhookDeliverySteps(deliveries, codec)]));
   }
 
   /** Which of these AAGUIDs are on either of the app's lists: one read by primary key. */
@@ -62,14 +48,10 @@ export class AuthenticatorListRepository {
     return rows.map((row) => row.aaGuid);
   }
 
-  /** Takes the AAGUIDs off whichever list holds them: one delete and the deliveries, in one transaction. */
+  /** Takes the AAGUIDs off whichever list holds them: one delete and the deliveries, in one unit. */
   async remove(appId: string, aaGuids: string[], report: WebhookEvent): Promise<void> {
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    await this.db.$transaction([
-      this.db.authenticator.deleteMany({ where: { tenant: appId, aaGuid: { in: aaGuids } } }),
-      ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) })] : []),
-    ]);
-    this.outbox.written(deliveries);
+    const params = { tenant: appId, aaGuids: JSON.stringify(aaGuids) };
+    await this.outbox.reported(appId, report, (deliveries) => this.sql.unit([{ statement: 'removeAuthenticators', params }, ...webhookDeliverySteps(deliveries, this.sql.codec)]));
   }
 
   /**

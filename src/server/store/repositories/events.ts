@@ -1,11 +1,11 @@
 import { isForeignKeyViolation } from '../../core/storeErrors';
 import type { Db } from '..';
-import type { EventKey, HotPath, NewEvent, StoredEvent } from '../hotPath';
+import type { EventKey, Queries, NewEvent, StoredEvent } from '../sql/queries';
 
 /** What an `EventRepository` is built from. */
 export interface EventRepositoryDeps {
   db: Db;
-  hot: HotPath;
+  queries: Queries;
 }
 
 /** One page of an app's events, newest first, and how many the app has (its kept count, not counted). */
@@ -21,11 +21,11 @@ export interface EventsPage {
  */
 export class EventRepository {
   private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly queries: Queries;
 
   constructor(deps: EventRepositoryDeps) {
     this.db = deps.db;
-    this.hot = deps.hot;
+    this.queries = deps.queries;
   }
 
   /**
@@ -37,13 +37,13 @@ export class EventRepository {
    */
   async write(rows: NewEvent[]): Promise<void> {
     try {
-      await this.hot.writeEvents(rows);
+      await this.queries.writeEvents(rows);
     } catch (error) {
       if (!isForeignKeyViolation(error)) throw error;
       const appIds = [...new Set(rows.map((e) => e.tenant))];
       const alive = new Set((await this.db.app.findMany({ where: { id: { in: appIds } }, select: { id: true } })).map((a) => a.id));
       const kept = rows.filter((e) => alive.has(e.tenant));
-      if (kept.length > 0) await this.hot.writeEvents(kept);
+      if (kept.length > 0) await this.queries.writeEvents(kept);
     }
   }
 
@@ -52,7 +52,7 @@ export class EventRepository {
    * app's count: one range of the (tenant, performedAt, id) index and the counter's row, on the hot path.
    */
   pageAfter(appId: string, after: EventKey | null, limit: number): Promise<EventsPage> {
-    return this.hot.eventsPage(appId, after, limit);
+    return this.queries.eventsPage(appId, after, limit);
   }
 
   /**

@@ -21,11 +21,10 @@ import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
-export type { ClaimedDelivery, WebhookClaim } from '../claimWebhookDeliveries';
-export type { CredentialUse, HotCredential, StoredCredential } from '../hotPath';
-export type { NewAlias, UserSummary, UsersPage } from '../hotPath';
-export type { EventKey, NewEvent, StoredEvent } from '../hotPath';
-export type { WebhookAttemptRow } from '../recordWebhookAttempts';
+export type { CredentialUse, HotCredential, StoredCredential } from '../sql/queries';
+export type { NewAlias, UserSummary, UsersPage } from '../sql/queries';
+export type { EventKey, NewEvent, StoredEvent } from '../sql/queries';
+export type { ClaimedDelivery, WebhookAttemptRow, WebhookClaim } from './webhookDeliveries';
 export type { StorageHealth } from '../storageHealth';
 export type { AliasRepository, StoredAlias } from './aliases';
 export type { ApiKeyRepository, NewApiKey, StoredApiKey } from './apiKeys';
@@ -91,28 +90,28 @@ export interface Repositories {
 /** The repositories over one open store's connections. */
 export function openRepositories(parts: { store: Store; databaseUrl: string }, options: RepositoryOptions): Repositories {
   const { store, databaseUrl } = parts;
-  const { db, hot, provider } = store;
+  const { db, sql, queries, provider } = store;
   const outboxQuota = new WebhookOutboxQuota({ db, limit: options.outboxQuota, logger: options.logger });
-  const outbox = new WebhookOutbox({ db, now: options.now, quota: outboxQuota });
+  const outbox = new WebhookOutbox({ db, sql, now: options.now, quota: outboxQuota });
   return {
     outbox,
     outboxQuota,
-    credentials: new CredentialRepository({ db, hot, outbox }),
-    users: new UserRepository({ db, hot, outbox }),
-    aliases: new AliasRepository({ db, hot, outbox }),
+    credentials: new CredentialRepository({ sql, queries, outbox }),
+    users: new UserRepository({ db, queries, outbox }),
+    aliases: new AliasRepository({ db, queries, outbox }),
     reports: new ReportRepository({ db }),
-    webhookEndpoints: new WebhookEndpointRepository({ db, provider }),
-    webhookDeliveries: new WebhookDeliveryRepository({ db, provider, outbox, quota: outboxQuota }),
-    events: new EventRepository({ db, hot }),
-    magicLinks: new MagicLinkRepository({ db, outbox }),
-    authenticatorLists: new AuthenticatorListRepository({ db, outbox }),
-    apps: new AppRepository({ db, outbox }),
+    webhookEndpoints: new WebhookEndpointRepository({ db, sql }),
+    webhookDeliveries: new WebhookDeliveryRepository({ db, sql, outbox, quota: outboxQuota }),
+    events: new EventRepository({ db, queries }),
+    magicLinks: new MagicLinkRepository({ db, sql, outbox }),
+    authenticatorLists: new AuthenticatorListRepository({ db, sql, outbox }),
+    apps: new AppRepository({ db, sql, outbox }),
     apiKeys: new ApiKeyRepository({ db }),
     tokenKeys: new TokenKeyRepository({ db }),
     authConfigs: new AuthConfigRepository({ db }),
     storageHealth: new StorageHealth(store, databaseUrl),
     appChanges: provider === 'postgresql' ? (handlers) => listenForAppChanges(databaseUrl, handlers, options.logger) : undefined,
-    redemptions: new RedemptionRepository({ db, hot, outbox }),
-    registrations: new RegistrationRepository({ hot, outbox }),
+    redemptions: new RedemptionRepository({ db, queries, outbox }),
+    registrations: new RegistrationRepository({ queries, outbox }),
   };
 }

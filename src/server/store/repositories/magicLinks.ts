@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Db, NewWebhookDelivery } from '..';
-import { rowsOf, type WebhookEvent, type WebhookOutbox } from './webhookOutbox';
+import type { SqlDriver } from '../sql/driver';
+import { webhookDeliverySteps } from '../sql/units';
+import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** What a `MagicLinkRepository` is built from. */
 export interface MagicLinkRepositoryDeps {
   db: Db;
+  sql: SqlDriver;
   outbox: WebhookOutbox;
 }
 
@@ -20,21 +23,23 @@ export interface MagicLinkSettings {
 export interface ReservedSend {
   readonly id: string;
   readonly appId: string;
-  readonly deliveries: NewWebhookDelivery[] | undefined;
+  readonly deliveries: NewWebhookDelivery[];
 }
 
 /**
  * The magic-link quota's rows (one per mail sent: its moment, never the address, the user or the
- * link) and the held `magic_link.sent` deliveries that report a send, all through Prisma. The
- * deliveries are written with the send's row, due only at `heldUntil`; `release` makes them due
+ * link) and the held `magic_link.sent` deliveries that report a send. The deliveries are written
+ * with the send's row (one unit of the SQL layer), due only at `heldUntil`; `release` makes them due
  * once the mail is gone, `unreserve` deletes them with the row when it is not sent.
  */
 export class MagicLinkRepository {
   private readonly db: Db;
+  private readonly sql: SqlDriver;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: MagicLinkRepositoryDeps) {
     this.db = deps.db;
+    this.sql = deps.sql;
     this.outbox = deps.outbox;
   }
 
@@ -56,10 +61,9 @@ export class MagicLinkRepository {
   async reserve(appId: string, times: { at: number; heldUntil: number; since: number }, report: WebhookEvent): Promise<{ send: ReservedSend; sent: number }> {
     const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
     const id = randomUUID();
-    await this.db.$transaction([
-      this.db.dispatchedEmail.create({ data: { id, tenant: appId, createdAt: new Date(times.at) } }),
-      ...(deliveries ? [this.db.webhookDelivery.createMany({ data: rowsOf(deliveries, times.heldUntil) })] : []),
-    ]);
+    const { codec } = this.sql;
+    const held = deliveries.map((d) => ({ ...d, nextAttemptAt: times.heldUntil }));
+    await this.sql.unit([{ statement: 'insertDispatchedEmail', params: { id, tenant: appId, createdAt: codec.time(times.at) } }, ...webhookDeliverySteps(held, codec)]);
     const sent = await this.db.dispatchedEmail.count({ where: { tenant: appId, createdAt: { gt: new Date(times.since) } } });
     return { send: { id, appId, deliveries }, sent };
   }
@@ -67,7 +71,7 @@ export class MagicLinkRepository {
   /** The send did not happen (over the quota, or the mail failed): its row and its held deliveries no worker has touched go, in one transaction. */
   async unreserve(send: ReservedSend): Promise<void> {
     const { id, deliveries } = send;
-    await this.db.$transaction([this.db.dispatchedEmail.deleteMany({ where: { id } }), ...(deliveries ? [this.db.webhookDelivery.deleteMany({ where: unclaimed(deliveries) })] : [])]);
+    await this.db.$transaction([this.db.dispatchedEmail.deleteMany({ where: { id } }), ...(deliveries.length > 0 ? [this.db.webhookDelivery.deleteMany({ where: unclaimed(deliveries) })] : [])]);
   }
 
   /**
@@ -77,9 +81,9 @@ export class MagicLinkRepository {
    */
   async release(send: ReservedSend, at: number): Promise<void> {
     const { deliveries } = send;
-    if (!deliveries) return;
+    if (deliveries.length === 0) return;
     await this.db.webhookDelivery.updateMany({ where: unclaimed(deliveries), data: { nextAttemptAt: new Date(at) } });
-    this.outbox.written(deliveries);
+    this.outbox.wake(deliveries);
   }
 
   /** When the (skip+1)th oldest of the app's sends after `since` was made (epoch ms), undefined when there are not that many: one read by the (tenant, createdAt) index. */

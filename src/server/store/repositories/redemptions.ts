@@ -1,11 +1,11 @@
 import type { Db } from '..';
-import type { HotCredential, HotPath } from '../hotPath';
+import type { HotCredential, Queries } from '../sql/queries';
 import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** What a `RedemptionRepository` is built from. */
 export interface RedemptionRepositoryDeps {
   db: Db;
-  hot: HotPath;
+  queries: Queries;
   outbox: WebhookOutbox;
 }
 
@@ -17,18 +17,18 @@ export interface RedemptionRepositoryDeps {
  */
 export class RedemptionRepository {
   private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly queries: Queries;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: RedemptionRepositoryDeps) {
     this.db = deps.db;
-    this.hot = deps.hot;
+    this.queries = deps.queries;
     this.outbox = deps.outbox;
   }
 
   /** Redeems an id that no webhook reports (a ceremony's session): one insert; false when it was redeemed before. */
   redeem(appId: string, tokenId: string, expiresAt: number): Promise<boolean> {
-    return this.hot.redeemToken(appId, tokenId, expiresAt);
+    return this.queries.redeemToken(appId, tokenId, expiresAt, []);
   }
 
   /**
@@ -36,10 +36,7 @@ export class RedemptionRepository {
    * in one unit. False when it was redeemed before, and then nothing is written or reported.
    */
   async redeemAndReport(appId: string, tokenId: string, expiresAt: number, report: WebhookEvent): Promise<boolean> {
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    if (!(await this.hot.redeemToken(appId, tokenId, expiresAt, deliveries))) return false;
-    this.outbox.written(deliveries);
-    return true;
+    return this.outbox.reported(appId, report, (deliveries) => this.queries.redeemToken(appId, tokenId, expiresAt, deliveries), (redeemed) => redeemed);
   }
 
   /**
@@ -47,7 +44,7 @@ export class RedemptionRepository {
    * report's deliveries are written, in one insert of their own (none when nobody subscribes).
    */
   async reportUnredeemed(appId: string, report: WebhookEvent): Promise<void> {
-    await this.outbox.writeAlone(await this.outbox.deliveriesFor(appId, report.type, report.data));
+    await this.outbox.reportAlone(appId, report);
   }
 
   /**
@@ -55,12 +52,12 @@ export class RedemptionRepository {
    * the id is redeemed whether or not the passkey exists.
    */
   redeemAndFindCredential(appId: string, tokenId: string, expiresAt: number, descriptorId: string): Promise<{ redeemed: boolean; credential: HotCredential | undefined }> {
-    return this.hot.redeemTokenAndFindCredential(appId, tokenId, expiresAt, descriptorId);
+    return this.queries.redeemTokenAndFindCredential(appId, tokenId, expiresAt, descriptorId);
   }
 
   /** Whether an id was redeemed: one primary-key read. */
   isRedeemed(appId: string, tokenId: string): Promise<boolean> {
-    return this.hot.isTokenRedeemed(appId, tokenId);
+    return this.queries.isTokenRedeemed(appId, tokenId);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '../../core/storeErrors';
-import type { HotPath, NewRegistration, UserCapacity } from '../hotPath';
+import type { Queries, NewRegistration, UserCapacity } from '../sql/queries';
 import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** A verified passkey to store, with what it changes; its webhook deliveries are the repository's to add. */
@@ -15,44 +15,41 @@ export type RegistrationOutcome = { ok: true } | { ok: false; failure: 'token_al
 
 /** What a `RegistrationRepository` is built from. */
 export interface RegistrationRepositoryDeps {
-  hot: HotPath;
+  queries: Queries;
   outbox: WebhookOutbox;
 }
 
-/** New passkeys and what registering them may change (the user, their aliases, the app's user count), on the hot path. */
+/** New passkeys and what registering them may change (the user, their aliases, the app's user count), on the SQL layer. */
 export class RegistrationRepository {
-  private readonly hot: HotPath;
+  private readonly queries: Queries;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: RegistrationRepositoryDeps) {
-    this.hot = deps.hot;
+    this.queries = deps.queries;
     this.outbox = deps.outbox;
   }
 
   /** The app's kept user count, its maxUsers and whether the user has a passkey: one read. Undefined when the app is gone. */
   capacity(appId: string, userId: string): Promise<UserCapacity | undefined> {
-    return this.hot.userCapacity(appId, userId);
+    return this.queries.userCapacity(appId, userId);
   }
 
   /**
-   * Stores a verified passkey in one unit with everything it changes (see `HotPath.storeRegistration`)
+   * Stores a verified passkey in one unit with everything it changes (see `Queries.storeRegistration`)
    * and the deliveries of `report`; the worker is woken only once it is committed. A refused unique
    * key costs one more read, of the credential id, to tell a passkey registered twice from a taken alias.
    */
   async store(registration: PasskeyRegistration, report: WebhookEvent): Promise<RegistrationOutcome> {
     const appId = registration.tenant;
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
     let outcome;
     try {
-      // The registration as given when nothing is reported: no copy on an app without webhooks.
-      outcome = await this.hot.storeRegistration(deliveries ? { ...registration, webhookDeliveries: deliveries } : registration);
+      outcome = await this.outbox.reported(appId, report, (webhookDeliveries) => this.queries.storeRegistration({ ...registration, webhookDeliveries }), (stored) => stored.ok);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      const exists = await this.hot.findCredential(appId, registration.credential.descriptorId);
+      const exists = await this.queries.findCredential(appId, registration.credential.descriptorId);
       return { ok: false, failure: exists ? 'credential_exists' : 'alias_taken' };
     }
     if (!outcome.ok) return { ok: false, failure: outcome.failure === 'token_already_used' ? 'token_already_used' : 'max_users_reached' };
-    this.outbox.written(deliveries);
-    return outcome;
+    return { ok: true };
   }
 }

@@ -1,5 +1,5 @@
 import type { Db } from '..';
-import type { HotPath, UsersPage } from '../hotPath';
+import type { Queries, UsersPage } from '../sql/queries';
 import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
 /** An app's totals, for the daily reports. */
@@ -12,23 +12,23 @@ export interface AppTotals {
 /** What a `UserRepository` is built from. */
 export interface UserRepositoryDeps {
   db: Db;
-  hot: HotPath;
+  queries: Queries;
   outbox: WebhookOutbox;
 }
 
 /**
  * The app's users: each userId that holds a passkey or an alias has a row, kept with the passkey
  * and alias rows it counts (the store's write units), so that counting is one read of the app's
- * row and listing walks the users' key in pages, all on the hot path's prepared statements.
+ * row and listing walks the users' key in pages, all on the SQL layer's prepared statements.
  */
 export class UserRepository {
   private readonly db: Db;
-  private readonly hot: HotPath;
+  private readonly queries: Queries;
   private readonly outbox: WebhookOutbox;
 
   constructor(deps: UserRepositoryDeps) {
     this.db = deps.db;
-    this.hot = deps.hot;
+    this.queries = deps.queries;
     this.outbox = deps.outbox;
   }
 
@@ -37,12 +37,12 @@ export class UserRepository {
    * the userId to continue after (null at the end): one range read on the users' (app, userId) key.
    */
   page(appId: string, after: string, limit: number): Promise<UsersPage> {
-    return this.hot.usersPage(appId, after, limit);
+    return this.queries.usersPage(appId, after, limit);
   }
 
   /** Users with at least one passkey: kept in the app's counter row, one primary-key read (0 when the app is gone). */
   count(appId: string): Promise<number> {
-    return this.hot.countUsers(appId);
+    return this.queries.countUsers(appId);
   }
 
   /**
@@ -51,9 +51,7 @@ export class UserRepository {
    * deleted nothing, and is not reported). The worker is woken once it is committed.
    */
   async delete(appId: string, userId: string, report: WebhookEvent): Promise<void> {
-    const deliveries = await this.outbox.deliveriesFor(appId, report.type, report.data);
-    await this.hot.deleteUser(appId, userId, deliveries);
-    this.outbox.written(deliveries);
+    await this.outbox.reported(appId, report, (deliveries) => this.queries.deleteUser(appId, userId, deliveries));
   }
 
   /**
@@ -64,7 +62,7 @@ export class UserRepository {
    * count a day.
    */
   async totals(appId: string): Promise<AppTotals> {
-    const [users, credentials] = await Promise.all([this.hot.countUsers(appId), this.db.credential.count({ where: { tenant: appId } })]);
+    const [users, credentials] = await Promise.all([this.queries.countUsers(appId), this.db.credential.count({ where: { tenant: appId } })]);
     return { users, credentials };
   }
 }

@@ -1,21 +1,57 @@
 import { takeTurns } from '../../core/takeTurns';
 import { MAX_PENDING_FOR_REQUESTED_SENDS } from '../../core/webhookEventTypes';
 import type { Db, NewWebhookDelivery } from '..';
-import { claimWebhookDeliveries, type ClaimedDelivery, type WebhookClaim } from '../claimWebhookDeliveries';
-import { lockAppRow } from '../lockAppRow';
-import type { Provider } from '../migrate';
-import { insertWebhookAttempts, markWebhookDeliveriesDelivered, type WebhookAttemptRow } from '../recordWebhookAttempts';
-import { renewWebhookClaims } from '../renewWebhookClaims';
-import { rowsOf, type WebhookData, type WebhookOutbox } from './webhookOutbox';
+import type { SqlDriver } from '../sql/driver';
+import { webhookDeliveryStep } from '../sql/units';
+import type { WebhookData, WebhookOutbox } from './webhookOutbox';
 import type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 /** What a `WebhookDeliveryRepository` is built from. */
 export interface WebhookDeliveryRepositoryDeps {
   db: Db;
-  /** Which database: the raw statements differ, and a requested send holds the app's row on PostgreSQL. */
-  provider: Provider;
+  sql: SqlDriver;
   outbox: WebhookOutbox;
   quota: WebhookOutboxQuota;
+}
+
+export interface WebhookClaim {
+  /** Epoch milliseconds. */
+  now: number;
+  leaseUntil: number;
+  workerId: string;
+  /** How many endpoints one claim serves at most (the worker's free slots). */
+  limit: number;
+  /** How many of an endpoint's pending deliveries, in order from its oldest, one claim takes. */
+  runLength: number;
+  /** Endpoints of one app this worker sends to at once, at most, those it already sends to counted. */
+  perApp: number;
+  /** How many endpoints of each app this worker is sending to now. */
+  sending: ReadonlyMap<string, number>;
+}
+
+/** What a claim took: each delivery, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: string;
+  /** The `webhook-id` it is sent with: its own id, or for a replay the replayed event's. */
+  webhookId: string;
+  tenant: string;
+  endpointId: string;
+  payload: string;
+  attempts: number;
+  createdAt: Date;
+  nextAttemptAt: Date;
+}
+
+/** One attempt of a delivery, as the log keeps it. */
+export interface WebhookAttemptRow {
+  id: string;
+  tenant: string;
+  deliveryId: string;
+  /** Epoch milliseconds. */
+  at: number;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
 }
 
 /** A delivery as its log shows it, with its attempts, oldest first. */
@@ -57,36 +93,89 @@ export interface WebhookDeliveryOutcome {
 }
 
 /**
- * The outbox's rows: the worker's claims, leases and records (the raw statements of
- * claimWebhookDeliveries, renewWebhookClaims and recordWebhookAttempts, Prisma for the rest), each
- * endpoint's delivery log, and the deliveries asked for (a test event, a replay).
+ * The outbox's rows: the worker's claims, leases and records (statements of the SQL layer, one per
+ * step whatever the number of rows), each endpoint's delivery log (Prisma), and the deliveries asked
+ * for (a test event, a replay).
  */
 export class WebhookDeliveryRepository {
   /** One app's requested sends, one at a time in this process (the app's row lock serialises them across replicas). */
   private readonly inTurn = takeTurns();
 
   private readonly db: Db;
-  private readonly provider: Provider;
+  private readonly sql: SqlDriver;
   private readonly outbox: WebhookOutbox;
   private readonly quota: WebhookOutboxQuota;
 
   constructor(deps: WebhookDeliveryRepositoryDeps) {
     this.db = deps.db;
-    this.provider = deps.provider;
+    this.sql = deps.sql;
     this.outbox = deps.outbox;
     this.quota = deps.quota;
   }
 
   // The worker's.
 
-  /** Runs of due deliveries for the worker's free slots, under a lease: two statements (see claimWebhookDeliveries). */
-  claim(claim: WebhookClaim): Promise<ClaimedDelivery[]> {
-    return claimWebhookDeliveries(this.db, this.provider, claim);
+  /**
+   * Claims, for up to `limit` endpoints whose oldest pending delivery is due, a run of their pending
+   * deliveries with a lease: the head and up to `runLength - 1` that follow it, which the worker then
+   * sends in order over one connection. A delivery whose worker died comes back once its lease has
+   * passed (a live worker renews the leases of what it holds).
+ *
+   * Which endpoints: each endpoint's oldest pending delivery (only it may be sent first, so an
+   * endpoint gets its deliveries in order and one at a time), if it is due and not held, found from
+   * the endpoints (one probe of the (endpointId, state, createdAt) index per endpoint and one
+   * primary-key read; written as `id IN (heads) AND state = 'pending' AND nextAttemptAt <= now`,
+   * SQLite walked the (state, nextAttemptAt) index over every due delivery instead, and a claim's cost
+   * grew with the backlog). Among them, turns between apps: an app's endpoints are numbered in the
+   * order they have waited, after those this worker already sends to for it, and the claim takes every
+   * app's first turn before any app's second, never past `perApp`, the longest waiting first within a
+   * turn. So one app's endpoints never take every slot, and an app with few endpoints waiting goes
+   * before the fifth endpoint of an app with many.
+ *
+   * The heads are claimed first (`claimWebhookHeads`); on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that replicas claim
+   * at once without waiting for each other and each head goes to one of them (SQLite has one writer,
+   * so the statement alone is enough there). Only the holder of an endpoint's head claims what
+   * follows it, and nobody else claims a delivery of that endpoint while its head is held: the run
+   * is the endpoint's pending deliveries from the oldest, with no gap (one held under a lease was
+   * claimed with the head that came back, under the same lease; `claimWebhookFollowers`, composed of
+   * one index range per head). A follower is claimed whether or
+   * not it is due: the worker stops the run at the first that is not (a delivery held back on
+   * purpose), so that nothing after it goes first.
+   */
+  async claim(claim: WebhookClaim): Promise<ClaimedDelivery[]> {
+    const { codec } = this.sql;
+    const limit = Math.max(1, Math.floor(claim.limit));
+    const perApp = Math.max(1, Math.floor(claim.perApp));
+    const followers = Math.max(0, Math.floor(claim.runLength) - 1);
+    const [leaseUntil, now] = [codec.time(claim.leaseUntil), codec.time(claim.now)];
+    const sending = JSON.stringify(Object.fromEntries([...claim.sending].filter(([, count]) => count > 0).map(([tenant, count]) => [tenant, Math.floor(count)])));
+    const heads = await this.sql.writeAll('claimWebhookHeads', { leaseUntil, workerId: claim.workerId, now, sending, perApp, limit });
+    if (heads.length === 0 || followers === 0) return heads.map(this.claimedOf);
+    const endpoints = Object.fromEntries(heads.map((head, i) => [`endpoint${i}`, head.endpointId]));
+    const following = await this.sql.composed('claimWebhookFollowers', heads.length, { leaseUntil, workerId: claim.workerId, now, followers, ...endpoints });
+    return [...heads, ...following].map(this.claimedOf);
   }
 
-  /** Moves on the lease of what `workerId` still holds of these: one statement, by primary key, whatever their number. */
-  renew(workerId: string, leaseUntil: number, ids: string[]): Promise<void> {
-    return renewWebhookClaims(this.db, this.provider, workerId, leaseUntil, ids);
+  private readonly claimedOf = (row: Record<string, unknown>): ClaimedDelivery => ({
+    id: row.id as string,
+    webhookId: (row.webhookId as string | null) ?? (row.id as string),
+    tenant: row.tenant as string,
+    endpointId: row.endpointId as string,
+    payload: row.payload as string,
+    attempts: Number(row.attempts),
+    createdAt: new Date(this.sql.codec.timeOf(row.createdAt)),
+    nextAttemptAt: new Date(this.sql.codec.timeOf(row.nextAttemptAt)),
+  });
+
+  /**
+   * Moves on the lease of what `workerId` still holds of these: one statement, by primary key,
+   * whatever their number. What a live worker does every third of a lease, so that its claims
+   * outlast any attempt while a dead worker's lapse within one lease. A delivery another worker
+   * holds now, or that was recorded meanwhile, is left alone.
+   */
+  async renew(workerId: string, leaseUntil: number, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql.write('renewWebhookClaims', { leaseUntil: this.sql.codec.time(leaseUntil), workerId, ids: JSON.stringify(ids) });
   }
 
   /**
@@ -95,16 +184,23 @@ export class WebhookDeliveryRepository {
    */
   async recordAttempts(attempts: WebhookAttemptRow[]): Promise<void> {
     try {
-      await insertWebhookAttempts(this.db, this.provider, attempts);
+      await this.insertAttempts(attempts);
     } catch {
       const existing = new Set((await this.db.webhookDelivery.findMany({ where: { id: { in: attempts.map((a) => a.deliveryId) }, tenant: attempts[0].tenant }, select: { id: true } })).map((d) => d.id));
-      await insertWebhookAttempts(this.db, this.provider, attempts.filter((a) => existing.has(a.deliveryId)));
+      await this.insertAttempts(attempts.filter((a) => existing.has(a.deliveryId)));
     }
   }
 
+  /** A run's attempts in one statement, from one JSON array: two statements record a run (this and `markDelivered`). */
+  private async insertAttempts(attempts: WebhookAttemptRow[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.sql.write('insertWebhookAttempts', { attempts: JSON.stringify(attempts.map((a) => ({ ...a, at: this.sql.codec.time(a.at) }))) });
+  }
+
   /** Deliveries of one app answered with one status, still held by `workerId`, marked delivered: one statement. */
-  markDelivered(tenant: string, workerId: string, status: number, ids: string[]): Promise<void> {
-    return markWebhookDeliveriesDelivered(this.db, this.provider, tenant, workerId, status, ids);
+  async markDelivered(tenant: string, workerId: string, status: number, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.sql.write('markWebhookDeliveriesDelivered', { tenant, workerId, status, ids: JSON.stringify(ids) });
   }
 
   /**
@@ -191,25 +287,32 @@ export class WebhookDeliveryRepository {
 
   /**
    * Writes a delivery asked for if its endpoint has fewer than 100 pending and the app is under its
-   * outbox quota: checked and written in one transaction that holds the app's row (PostgreSQL;
-   * SQLite's connection runs one at a time), so concurrent requests take turns and none passes a
-   * limit: the lock, the endpoint's pending count, the app's (exact) count, the insert. In this
-   * process they take turns before the transaction, so that a burst waits here and not on pooled
-   * connections. A refusal writes nothing and is counted as not queued; the worker is woken after
-   * the commit.
+   * outbox quota: checked and written in one unit that first holds the app's row (`lockApp`), so
+   * concurrent requests take turns and none passes a limit: the lock, both exact counts in one
+   * statement, the insert only if neither refuses. In this process they take turns before the unit,
+   * so that a burst waits here and not on pooled connections. A refusal writes nothing and is
+   * counted as not queued; the worker is woken after the commit.
    */
   private async queue(appId: string, delivery: NewWebhookDelivery): Promise<RequestedSend> {
-    const sent = await this.inTurn(appId, () =>
-      this.db.$transaction(async (tx): Promise<RequestedSend> => {
-        await lockAppRow(tx, this.provider, appId);
-        const pending = await tx.webhookDelivery.count({ where: { endpointId: delivery.endpointId, state: 'pending', tenant: appId } });
-        if (pending >= MAX_PENDING_FOR_REQUESTED_SENDS) return { queued: false, reason: 'pending_limit', pending };
-        if ((await this.quota.pendingOf(appId, tx)) >= this.quota.limit) return { queued: false, reason: 'outbox_quota', quota: this.quota.limit };
-        await tx.webhookDelivery.createMany({ data: rowsOf([delivery]) });
-        return { queued: true, id: delivery.id, webhookId: delivery.webhookId ?? delivery.id };
-      }),
+    const limits = { tenant: appId, endpointId: delivery.endpointId, maxPending: MAX_PENDING_FOR_REQUESTED_SENDS, quota: this.quota.limit };
+    const outcome = await this.inTurn(appId, () =>
+      this.sql.unit([
+        { statement: 'lockApp', params: { tenant: appId } },
+        { statement: 'requestedSendRoom', params: limits, as: 'room' },
+        { ...webhookDeliveryStep([delivery], this.sql.codec), onlyIf: { step: 'room', column: 'refusal', equals: 0 } },
+      ]),
     );
-    if (sent.queued) this.outbox.written([delivery]);
+    const room = outcome.ok ? outcome.kept.room : undefined;
+    if (!room) throw new Error('a requested webhook send found no room row');
+    const [refusal, endpointPending, appPending] = [Number(room.refusal), Number(room.endpointPending), Number(room.appPending)];
+    const sent: RequestedSend =
+      refusal === 0
+        ? { queued: true, id: delivery.id, webhookId: delivery.webhookId ?? delivery.id }
+        : refusal === 1
+          ? { queued: false, reason: 'pending_limit', pending: endpointPending }
+          : { queued: false, reason: 'outbox_quota', quota: this.quota.limit };
+    this.quota.counted(appId, sent.queued ? appPending + 1 : appPending);
+    if (sent.queued) this.outbox.wake([delivery]);
     else this.outbox.notQueued(sent.reason, 1);
     return sent;
   }

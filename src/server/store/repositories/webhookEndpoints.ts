@@ -1,12 +1,11 @@
 import type { Db } from '..';
-import { lockAppRow } from '../lockAppRow';
-import type { Provider } from '../migrate';
+import type { SqlDriver } from '../sql/driver';
 
 /** What a `WebhookEndpointRepository` is built from. */
 export interface WebhookEndpointRepositoryDeps {
   db: Db;
-  /** Which database: the count that keeps the endpoint limit locks the app's row first on PostgreSQL. */
-  provider: Provider;
+  /** The create that keeps the endpoint limit is a unit of the SQL layer that locks the app's row first. */
+  sql: SqlDriver;
 }
 
 /** An endpoint with every column, secrets sealed as stored (the worker's read). */
@@ -59,11 +58,11 @@ export interface StoredWebhookSecrets {
  */
 export class WebhookEndpointRepository {
   private readonly db: Db;
-  private readonly provider: Provider;
+  private readonly sql: SqlDriver;
 
   constructor(deps: WebhookEndpointRepositoryDeps) {
     this.db = deps.db;
-    this.provider = deps.provider;
+    this.sql = deps.sql;
   }
 
   /** Whether the app has this endpoint: one primary-key read. */
@@ -82,17 +81,29 @@ export class WebhookEndpointRepository {
   }
 
   /**
-   * Adds an endpoint unless the app has `max` already: counted in the transaction that adds it,
-   * behind a lock on the app's row (PostgreSQL; SQLite's connection runs one transaction at a time),
-   * so creates for one app take turns and concurrent ones cannot all find room. Three statements
-   * in one transaction; 'limit_reached' writes nothing.
+   * Adds an endpoint unless the app has `max` already: counted in the statement that adds it, in a
+   * unit that holds the app's row first (`lockApp`), so creates for one app take turns and
+   * concurrent ones cannot all find room. 'limit_reached' writes nothing.
    */
-  create(appId: string, endpoint: NewWebhookEndpoint, max: number): Promise<WebhookEndpointRow | 'limit_reached'> {
-    return this.db.$transaction(async (tx) => {
-      await lockAppRow(tx, this.provider, appId);
-      if ((await tx.webhookEndpoint.count({ where: { tenant: appId } })) >= max) return 'limit_reached' as const;
-      return tx.webhookEndpoint.create({ data: { ...endpoint, tenant: appId }, select: VIEW_FIELDS });
-    });
+  async create(appId: string, endpoint: NewWebhookEndpoint, max: number): Promise<WebhookEndpointRow | 'limit_reached'> {
+    const { codec } = this.sql;
+    const params = { ...endpoint, tenant: appId, enabled: codec.bool(endpoint.enabled), createdAt: codec.time(endpoint.createdAt.getTime()), max };
+    const outcome = await this.sql.unit([
+      { statement: 'lockApp', params: { tenant: appId } },
+      { statement: 'insertWebhookEndpointWithin', params, as: 'endpoint', orFail: 'limit_reached' },
+    ]);
+    const row = outcome.ok ? outcome.kept.endpoint : undefined;
+    if (!row) return 'limit_reached';
+    return {
+      id: row.id as string,
+      url: row.url as string,
+      eventTypes: row.eventTypes as string,
+      description: row.description as string,
+      enabled: codec.boolOf(row.enabled),
+      disabledReason: (row.disabledReason as string | null) ?? null,
+      previousSecretExpiresAt: row.previousSecretExpiresAt === null || row.previousSecretExpiresAt === undefined ? null : new Date(codec.timeOf(row.previousSecretExpiresAt)),
+      createdAt: new Date(codec.timeOf(row.createdAt)),
+    };
   }
 
   /** Changes an endpoint: one statement; false when the app has none with this id. */

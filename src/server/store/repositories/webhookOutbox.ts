@@ -2,6 +2,8 @@ import { TtlCache } from '../../core/ttlCache';
 import { randomUUID } from 'node:crypto';
 import type { WebhookEventType } from '../../core/webhookEventTypes';
 import type { Db, NewWebhookDelivery } from '..';
+import type { SqlDriver } from '../sql/driver';
+import { webhookDeliverySteps } from '../sql/units';
 import type { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 interface Subscription {
@@ -31,6 +33,7 @@ const SUBSCRIPTIONS_TTL_MS = 30_000;
 /** What a `WebhookOutbox` is built from. */
 export interface WebhookOutboxDeps {
   db: Db;
+  sql: SqlDriver;
   now: () => number;
   quota?: WebhookOutboxQuota;
 }
@@ -50,11 +53,13 @@ export class WebhookOutbox {
   private sequence = 0;
 
   private readonly db: Db;
+  private readonly sql: SqlDriver;
   private readonly now: () => number;
   private readonly quota?: WebhookOutboxQuota;
 
   constructor(deps: WebhookOutboxDeps) {
     this.db = deps.db;
+    this.sql = deps.sql;
     this.now = deps.now;
     this.quota = deps.quota;
   }
@@ -74,14 +79,26 @@ export class WebhookOutbox {
     this.listeners.push(listener);
   }
 
-  /** The deliveries that report this event, undefined when no endpoint of the app subscribes to it. */
-  async deliveriesFor(appId: string, type: WebhookEventType, data: WebhookData): Promise<NewWebhookDelivery[] | undefined> {
+  /**
+   * A write that `report` reports: made with the deliveries that report it (an empty list when no
+   * endpoint of the app subscribes), which it commits with its change; the worker is woken once it
+   * has committed and `changed` says it changed something. The one way a repository reports a write.
+   */
+  async reported<T>(appId: string, report: WebhookEvent, write: (deliveries: NewWebhookDelivery[]) => Promise<T>, changed: (result: T) => boolean = () => true): Promise<T> {
+    const deliveries = await this.deliveriesFor(appId, report.type, report.data);
+    const result = await write(deliveries);
+    if (changed(result)) this.wake(deliveries);
+    return result;
+  }
+
+  /** The deliveries that report this event; none when no endpoint of the app subscribes to it. */
+  async deliveriesFor(appId: string, type: WebhookEventType, data: WebhookData): Promise<NewWebhookDelivery[]> {
     const subscriptions = this.subscriptions.get(appId) ?? (await this.load(appId));
     const targets = subscriptions.filter((s) => s.eventTypes.has(type));
-    if (targets.length === 0) return undefined;
+    if (targets.length === 0) return [];
     if (this.quota?.wouldPass(appId, targets.length)) {
       this.notQueued('outbox_quota', targets.length);
-      return undefined;
+      return [];
     }
     return this.deliveriesTo(appId, targets.map((t) => t.endpointId), type, data);
   }
@@ -108,18 +125,18 @@ export class WebhookOutbox {
     return `msg_${time}${this.sequence.toString(16).padStart(8, '0')}${uuid.slice(0, 8)}${uuid.slice(9, 13)}${uuid.slice(15, 18)}${uuid.slice(19, 20)}`;
   }
 
-  /** Tells the worker that deliveries were committed; nothing when there were none. */
-  written(deliveries: NewWebhookDelivery[] | undefined): void {
-    if (deliveries === undefined || deliveries.length === 0) return;
+  /** Tells the worker that deliveries were committed (or came due); nothing when there were none. */
+  wake(deliveries: NewWebhookDelivery[]): void {
+    if (deliveries.length === 0) return;
     const endpointIds = deliveries.map((d) => d.endpointId);
     for (const listener of this.listeners) listener(endpointIds);
   }
 
-  /** Deliveries already built, written in a transaction of their own. */
-  async writeAlone(deliveries: NewWebhookDelivery[] | undefined): Promise<void> {
-    if (deliveries === undefined || deliveries.length === 0) return;
-    await this.db.webhookDelivery.createMany({ data: rowsOf(deliveries) });
-    this.written(deliveries);
+  /** The deliveries of an event that changed nothing of ours, written on their own. */
+  async reportAlone(appId: string, report: WebhookEvent): Promise<void> {
+    await this.reported(appId, report, async (deliveries) => {
+      if (deliveries.length > 0) await this.sql.unit(webhookDeliverySteps(deliveries, this.sql.codec));
+    });
   }
 
   forget(appId: string): void {
@@ -136,13 +153,4 @@ export class WebhookOutbox {
     this.subscriptions.set(appId, subscriptions);
     return subscriptions;
   }
-}
-
-/**
- * Deliveries as Prisma writes them, for a change made through Prisma (in its transaction): due at
- * once, or held until `notBefore` (epoch ms) when what they report is not done yet when they are
- * written (a magic link's mail).
- */
-export function rowsOf(deliveries: NewWebhookDelivery[], notBefore?: number) {
-  return deliveries.map((d) => ({ ...d, createdAt: new Date(d.createdAt), nextAttemptAt: new Date(notBefore ?? d.createdAt) }));
 }

@@ -11,8 +11,6 @@ interface Count {
   countedAt: number;
 }
 
-type CountingDb = Pick<Db, 'webhookEndpoint' | 'webhookDelivery'>;
-
 /** What a `WebhookOutboxQuota` is built from. */
 export interface WebhookOutboxQuotaDeps {
   db: Db;
@@ -43,11 +41,16 @@ export class WebhookOutboxQuota {
   }
 
   /** The app's pending deliveries now, counted over its endpoints' (endpointId, state, createdAt) index. */
-  async pendingOf(appId: string, tx: CountingDb = this.db): Promise<number> {
-    const endpoints = await tx.webhookEndpoint.findMany({ where: { tenant: appId }, select: { id: true } });
-    const pending = endpoints.length === 0 ? 0 : await tx.webhookDelivery.count({ where: { endpointId: { in: endpoints.map((e) => e.id) }, state: 'pending', tenant: appId } });
-    this.counts.set(appId, { pending, countedAt: performance.now() });
+  async pendingOf(appId: string): Promise<number> {
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { tenant: appId }, select: { id: true } });
+    const pending = endpoints.length === 0 ? 0 : await this.db.webhookDelivery.count({ where: { endpointId: { in: endpoints.map((e) => e.id) }, state: 'pending', tenant: appId } });
+    this.counted(appId, pending);
     return pending;
+  }
+
+  /** The app's pending deliveries as a unit just counted them (a test event's or a replay's). */
+  counted(appId: string, pending: number): void {
+    this.counts.set(appId, { pending, countedAt: performance.now() });
   }
 
   /**

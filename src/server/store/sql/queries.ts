@@ -1,19 +1,22 @@
-import type { UnitOutcome } from './writeUnit';
+import type { UnitOutcome } from './unit';
 
-export type { UnitOutcome } from './writeUnit';
+export type { UnitOutcome } from './unit';
 
 /**
- * The statements of every request that runs often (sign-in, verify, the registration ceremony,
- * credentials/list, users/count, users/list and /events), run as prepared statements held for the life of
- * the process on the driver itself (better-sqlite3, pg) rather than through Prisma, whose
- * per-query cost was about 45 % of a sign-in's CPU. Prisma owns the schema and every other query;
- * these read and write the same rows in the same encodings as Prisma does, so either side reads
- * what the other wrote. The SQL is in `hotStatements.ts`, the multi-statement writes in `writeUnits.ts`.
+ * The typed queries of every request that runs often (sign-in, verify, the registration ceremony,
+ * credentials/list, users/count, users/list and /events), over the SQL layer (`SqlDriver`): prepared
+ * statements held for the life of the process on the driver itself (better-sqlite3, pg) rather than
+ * through Prisma, whose per-query cost was about 45 % of a sign-in's CPU. Prisma owns the schema and
+ * the cold CRUD; these read and write the same rows in the same encodings as Prisma does, so either
+ * side reads what the other wrote. The SQL is in `statements.ts`, the multi-statement writes in `units.ts`.
+ *
+ * A write that a webhook reports takes the deliveries that report it (none: an empty list), and
+ * commits them with the change.
  *
  * Every statement is scoped by the app (its `tenant` column). Times are epoch milliseconds. A write for an app that
  * is gone fails with the driver's foreign-key error (see `isForeignKeyViolation`).
  */
-export interface HotPath {
+export interface Queries {
   /** A user's credentials for an allow list, most recently used first. */
   findUserCredentials(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
   /** The columns a sign-in needs of one credential. */
@@ -23,9 +26,9 @@ export interface HotPath {
    * counter above zero the stored one must be lower, with zero it must still be the one read. False when
    * the condition failed (a raced or cloned authenticator) or the credential is gone.
    */
-  recordCredentialUse(use: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
+  recordCredentialUse(use: CredentialUse, webhookDeliveries: NewWebhookDelivery[]): Promise<boolean>;
   /** Records a single-use token id; false when it was already recorded (and then no delivery is written either). */
-  redeemToken(appId: string, tokenId: string, expiresAt: number, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
+  redeemToken(appId: string, tokenId: string, expiresAt: number, webhookDeliveries: NewWebhookDelivery[]): Promise<boolean>;
   /**
    * redeemToken and findCredential together (signin/complete: the session's single-use id), both at
    * once; the redemption goes with the others of its turn (one commit for all of them on
@@ -65,11 +68,11 @@ export interface HotPath {
    */
   storeRegistration(registration: NewRegistration): Promise<UnitOutcome>;
   /** Deletes one passkey of the user (and the user, if it was their last passkey and they have no alias); false when it was not there. */
-  deleteCredential(appId: string, descriptorId: string, userId: string, webhookDeliveries?: NewWebhookDelivery[]): Promise<boolean>;
+  deleteCredential(appId: string, descriptorId: string, userId: string, webhookDeliveries: NewWebhookDelivery[]): Promise<boolean>;
   /** Deletes the user: their passkeys, aliases and row, in one transaction. */
-  deleteUser(appId: string, userId: string, webhookDeliveries?: NewWebhookDelivery[]): Promise<void>;
+  deleteUser(appId: string, userId: string, webhookDeliveries: NewWebhookDelivery[]): Promise<void>;
   /** Replaces the user's whole alias set in one transaction; a taken alias rejects with the driver's unique-violation error. */
-  replaceAliases(appId: string, userId: string, aliases: NewAlias[], webhookDeliveries?: NewWebhookDelivery[]): Promise<void>;
+  replaceAliases(appId: string, userId: string, aliases: NewAlias[], webhookDeliveries: NewWebhookDelivery[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -170,13 +173,13 @@ export interface NewRegistration {
   /** A single-use token the passkey redeems: already redeemed, nothing is stored and the outcome is the failure `token_already_used`. */
   redeemedToken?: { tokenId: string; expiresAt: number };
   /** Webhook deliveries that report this passkey, committed with it. */
-  webhookDeliveries?: NewWebhookDelivery[];
+  webhookDeliveries: NewWebhookDelivery[];
 }
 
 /**
- * A row of the webhook outbox. Every write of the hot path that a webhook reports takes its
- * deliveries as an optional last argument: they are written in the same transaction as the change
- * (no crash between the two can lose one), and with none the write is exactly what it was.
+ * A row of the webhook outbox. Every write that a webhook reports takes its deliveries: they are
+ * written in the same transaction as the change (no crash between the two can lose one), and with
+ * none the write is exactly what it was.
  */
 export interface NewWebhookDelivery {
   /** The delivery's id, and its `webhook-id` unless `webhookId` is given. */
@@ -188,6 +191,8 @@ export interface NewWebhookDelivery {
   eventType: string;
   /** The JSON body, as sent. */
   payload: string;
-  /** Epoch milliseconds; also when the first attempt is due. */
+  /** Epoch milliseconds; also when the first attempt is due, unless `nextAttemptAt` holds it back. */
   createdAt: number;
+  /** When the first attempt is due, if later than `createdAt` (a magic link's deliveries wait for its mail). */
+  nextAttemptAt?: number;
 }

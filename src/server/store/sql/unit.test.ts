@@ -1,4 +1,4 @@
-import { stepConditionHolds } from './writeUnit';
+import { stepConditionHolds } from './unit';
 
 describe('stepConditionHolds', () => {
   const kept = { user: { credentialsCount: 1 }, big: { credentialsCount: '5' } };

@@ -1,36 +1,24 @@
-import { Pool, types, type PoolClient, type QueryResult } from 'pg';
+import { Pool, type PoolClient, type QueryResult } from 'pg';
 import { openPipelinedConnections } from './pipelinedConnections';
 import { batchPerTurn } from './batchPerTurn';
-import { isForeignKeyViolation } from '../core/storeErrors';
-import type { HotPath, NewRegistration } from './hotPath';
-import type { HotDriver, StatementResult } from './hotDriver';
-import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, positionalStatement, statementSql, type HotStatement } from './hotStatements';
-import { stepConditionHolds, type UnitOutcome, type UnitStep } from './writeUnit';
+import { isForeignKeyViolation } from '../../core/storeErrors';
+import type { NewRegistration } from './queries';
+import type { BatchedWrite, SqlDriver, StatementResult } from './driver';
+import { postgresCodec, postgresTypeParsers as typeParsers } from './postgresCodec';
+import { COMPOSED_STATEMENTS, STATEMENTS, positionalStatement, statementSql, type StatementName } from './statements';
+import { stepConditionHolds, type KeptRows, type UnitOutcome, type UnitStep } from './unit';
 
-/**
- * Prisma stores DateTime as `timestamp(3)` holding UTC. An ISO string with `Z` read as a
- * `timestamp` keeps its UTC wall-clock (PostgreSQL ignores the zone for that type), whatever the
- * process's time zone; a JS Date would be sent in local time.
- */
-const pgTime = (ms: number): string => new Date(ms).toISOString();
-
-/** `timestamp` (without time zone) is read back as its text and taken as UTC; pg would take it as local time. */
-const TIMESTAMP_OID = 1114;
-const typeParsers = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === TIMESTAMP_OID ? (text: string) => text : types.getTypeParser(oid, format))) as typeof types.getTypeParser,
-};
-const timeOf = (value: unknown): number => Date.parse(`${String(value).replace(' ', 'T')}Z`);
+const pgTime = postgresCodec.time;
 
 // Named statements: pg prepares each once per pooled connection and reuses it.
-const STATEMENTS = Object.fromEntries(
-  (Object.keys(HOT_STATEMENTS) as HotStatement[]).map((name) => {
+const PREPARED = Object.fromEntries(
+  (Object.keys(STATEMENTS) as StatementName[]).map((name) => {
     const { text, names } = positionalStatement(statementSql(name, 'postgresql'));
-    return [name, { name: `hot_${name}`, text, names, returnsRows: /^SELECT\b|\bRETURNING\b/.test(text) }];
+    return [name, { name: `sql_${name}`, kind: STATEMENTS[name].kind, text, names, returnsRows: /^SELECT\b|\bRETURNING\b/.test(text) }];
   }),
-) as Record<HotStatement, { name: string; text: string; names: string[]; returnsRows: boolean }>;
+) as Record<StatementName, { name: string; kind: 'read' | 'write'; text: string; names: string[]; returnsRows: boolean }>;
 
-/** Statements composed of hot statements (below), named and prepared like them, built on first use. */
+/** Statements composed of others (below, and `COMPOSED_STATEMENTS`), named and prepared like them, built on first use. */
 const composed = new Map<string, { name: string; text: string; names: string[] }>();
 function composedStatement(name: string, sql: () => string): { name: string; text: string; names: string[] } {
   let statement = composed.get(name);
@@ -47,35 +35,23 @@ function composedStatement(name: string, sql: () => string): { name: string; tex
  * changed a row. One round trip instead of four (BEGIN, the write, the insert, COMMIT), and a
  * single statement is atomic on its own.
  */
-const guardedWithDeliveriesStatement = (guarded: HotStatement) =>
+const guardedWithDeliveriesStatement = (guarded: StatementName) =>
   composedStatement(
-    `hot_${guarded}_with_deliveries`,
+    `sql_${guarded}_with_deliveries`,
     () => `WITH "guarded" AS (${statementSql(guarded, 'postgresql')} RETURNING 1) ${statementSql('insertWebhookDeliveries', 'postgresql')} WHERE EXISTS (SELECT 1 FROM "guarded")`,
   );
-
-/** Whether a unit is one guarded write (no RETURNING of its own) and then its outbox rows. */
-const isGuardedWithDeliveries = (steps: UnitStep[]): boolean =>
-  steps.length === 2 &&
-  steps[0].orFail !== undefined &&
-  !steps[0].as &&
-  !steps[0].onlyIf &&
-  !STATEMENTS[steps[0].statement as HotStatement].returnsRows &&
-  steps[1].statement === 'insertWebhookDeliveries' &&
-  !steps[1].as &&
-  !steps[1].onlyIf &&
-  steps[1].orFail === undefined;
 
 /**
  * How long an idle connection is kept (pg's default is 10 s). Each connection holds its prepared
  * statements, so traffic that pauses for a few seconds would otherwise pay a connection and a
  * round of preparing on its return.
  */
-const HOT_IDLE_TIMEOUT_MS = 60_000;
+const IDLE_TIMEOUT_MS = 60_000;
 
 /** How `pwl_store_registration` (a migration of its own) reports a step that found no room: its message names the failure. */
 const UNIT_FAILURE = 'PWL01';
 const STORE_REGISTRATION = {
-  name: 'hot_store_registration',
+  name: 'sql_store_registration',
   text: 'SELECT "pwl_store_registration"($1, $2, $3, $4, $5, $6, $7) AS "outcome"',
 };
 
@@ -94,7 +70,7 @@ function registrationArguments({ tenant, credential, aliases, redeemedToken, web
 
 /** `redeemToken` for the redemptions of one turn (see `batchPerTurn`): the ids as one JSON array, answering those it recorded. */
 const REDEEM_ALL = {
-  name: 'hot_redeem_all',
+  name: 'sql_redeem_all',
   text: `INSERT INTO "RedeemedToken" ("tenant", "tokenId", "expiresAt")
     SELECT "tenant", "tokenId", "expiresAt" FROM json_populate_recordset(NULL::"RedeemedToken", CAST($1 AS json))
     ON CONFLICT DO NOTHING RETURNING "tenant", "tokenId"`,
@@ -106,7 +82,7 @@ const REDEEM_ALL = {
  * (setting an indexed column to its own value keeps the update heap-only on PostgreSQL).
  */
 const RECORD_USES = {
-  name: 'hot_record_uses',
+  name: 'sql_record_uses',
   text: `UPDATE "Credential" AS c SET "signatureCounter" = u."newCounter", "backupState" = u."backupState", "uvInitialized" = u."uvInitialized",
       "lastUsedAt" = u."usedAt", "lastUsedDay" = COALESCE(u."usedDay", c."lastUsedDay"), "device" = u."device", "country" = u."country"
     FROM json_to_recordset(CAST($1 AS json)) AS u("tenant" TEXT, "descriptorId" TEXT, "storedCounter" BIGINT, "newCounter" BIGINT, "backupState" BOOLEAN,
@@ -115,37 +91,36 @@ const RECORD_USES = {
       AND ((u."newCounter" > 0 AND c."signatureCounter" < u."newCounter") OR (u."newCounter" = 0 AND c."signatureCounter" = u."storedCounter"))
     RETURNING c."tenant", c."descriptorId"`,
 };
-const RECORD_USE_STATEMENTS = new Set<HotStatement>(['recordCredentialUse', 'recordCredentialUseOnNewDay']);
 
 /** A deadlock or a serialization failure: the transaction was rolled back and may simply be run again. */
 const isRetryable = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string })?.code ?? '');
 const UNIT_ATTEMPTS = 3;
 
 /**
- * The hot path on connections of its own: every single statement (a read, a write, the composed
+ * The SQL layer on PostgreSQL connections of its own: every single statement (a read, a write, the composed
  * statements above) is pipelined on a few connections (`pipelinedConnections.ts`); a unit of
  * several statements is one transaction on a pooled connection of its own. Both open connections
  * on demand, so an idle service holds none; `max` bounds each kind.
  */
-export function openPostgresHotPath(
+export function openPostgresDriver(
   connectionString: string,
   max: { statements: number; units: number },
   /** Registrations through `pwl_store_registration` (one statement) rather than as a unit of steps; tests compare the two. */
   { registrationStatement = true }: { registrationStatement?: boolean } = {},
-): HotPath {
+): SqlDriver {
   // Reads on connections of their own: a statement waits behind those before it on its connection,
   // and a write's commit waits for the WAL to reach the disk, which a read needs not wait for.
   const half = Math.max(1, Math.ceil(max.statements / 2));
-  const reads = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
-  const statements = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: HOT_IDLE_TIMEOUT_MS });
-  const pool = new Pool({ connectionString, max: max.units, types: typeParsers, idleTimeoutMillis: HOT_IDLE_TIMEOUT_MS });
+  const reads = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: IDLE_TIMEOUT_MS });
+  const statements = openPipelinedConnections({ connectionString, max: half, types: typeParsers, idleTimeoutMs: IDLE_TIMEOUT_MS });
+  const pool = new Pool({ connectionString, max: max.units, types: typeParsers, idleTimeoutMillis: IDLE_TIMEOUT_MS });
   // An idle connection the server dropped (a restart, a failover) must not crash the process;
   // the next statement takes a fresh connection and reports its own error if there is one.
   pool.on('error', () => undefined);
-  const run = (on: PoolClient | undefined, statement: HotStatement, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
-    const { name, text, names } = STATEMENTS[statement];
+  const run = (on: PoolClient | undefined, statement: StatementName, params: Record<string, unknown>): Promise<QueryResult<Record<string, unknown>>> => {
+    const { name, text, names } = PREPARED[statement];
     const config = { name, text, values: names.map((key) => params[key]) };
-    return on ? on.query(config) : HOT_STATEMENTS[statement].kind === 'read' ? reads.query(config) : statements.query(config);
+    return on ? on.query(config) : PREPARED[statement].kind === 'read' ? reads.query(config) : statements.query(config);
   };
   // Redemptions and passkey uses of one turn of the event loop: one statement and one commit each.
   const rowKey = (tenant: unknown, id: unknown) => `${String(tenant)}\u0000${String(id)}`;
@@ -162,15 +137,15 @@ export function openPostgresHotPath(
     // A second use of one passkey must see the first one's counter: it goes in the next turn.
     duplicates: 'defer',
   });
-  const resultOf = (statement: HotStatement, result: QueryResult<Record<string, unknown>>): StatementResult =>
-    STATEMENTS[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
+  const resultOf = (statement: StatementName, result: QueryResult<Record<string, unknown>>): StatementResult =>
+    PREPARED[statement].returnsRows ? result.rows[0] : { changes: result.rowCount ?? 0 };
 
   const runUnit = async (client: PoolClient, steps: UnitStep[]): Promise<UnitOutcome> => {
     await client.query('BEGIN');
-    const kept: Record<string, Record<string, unknown> | undefined> = {};
+    const kept: KeptRows = {};
     for (const step of steps) {
       if (step.onlyIf && !stepConditionHolds(step.onlyIf, kept)) continue;
-      const statement = step.statement as HotStatement;
+      const statement = step.statement as StatementName;
       const result = await run(client, statement, step.params);
       if (step.as) kept[step.as] = result.rows[0];
       if (step.orFail !== undefined && (result.rowCount ?? 0) === 0) {
@@ -179,25 +154,34 @@ export function openPostgresHotPath(
       }
     }
     await client.query('COMMIT');
-    return { ok: true };
+    return { ok: true, kept };
   };
 
-  const driver: HotDriver = {
+  const batches: Record<BatchedWrite, (params: Record<string, unknown>) => Promise<boolean>> = {
+    redeemToken: redeem,
+    recordCredentialUse: (params) => recordUse({ usedDay: null, ...params }),
+    recordCredentialUseOnNewDay: recordUse,
+  };
+
+  const driver: SqlDriver = {
+    codec: postgresCodec,
     read: async (statement, params) => (await run(undefined, statement, params)).rows[0],
     readAll: async (statement, params) => (await run(undefined, statement, params)).rows,
-    write: async (statement, params) => {
-      // Redemptions of one turn of the event loop are one statement and one commit.
-      if (statement === 'redeemToken') return { changes: (await redeem(params)) ? 1 : 0 };
-      if (RECORD_USE_STATEMENTS.has(statement)) return { changes: (await recordUse({ usedDay: null, ...params })) ? 1 : 0 };
-      return resultOf(statement, await run(undefined, statement, params));
+    write: async (statement, params) => resultOf(statement, await run(undefined, statement, params)),
+    writeAll: async (statement, params) => (await run(undefined, statement, params)).rows,
+    // Redemptions and passkey uses of one turn of the event loop: one statement and one commit.
+    batched: (statement, params) => batches[statement](params),
+    async guardedWithDeliveries(write, deliveries) {
+      const { name, text, names } = guardedWithDeliveriesStatement(write.statement as StatementName);
+      const params = { ...write.params, ...deliveries.params };
+      const result = await statements.query({ name, text, values: names.map((key) => params[key]) });
+      return (result.rowCount ?? 0) > 0 ? { ok: true, kept: {} } : { ok: false, failure: write.orFail ?? 'not_changed' };
+    },
+    async composed(statement, size, params) {
+      const { name, text, names } = composedStatement(`sql_${statement}_${size}`, () => COMPOSED_STATEMENTS[statement](size, 'postgresql'));
+      return (await statements.query({ name, text, values: names.map((key) => params[key]) })).rows;
     },
     async unit(steps) {
-      if (isGuardedWithDeliveries(steps)) {
-        const { name, text, names } = guardedWithDeliveriesStatement(steps[0].statement as HotStatement);
-        const params = { ...steps[0].params, ...steps[1].params };
-        const result = await statements.query({ name, text, values: names.map((key) => params[key]) });
-        return (result.rowCount ?? 0) > 0 ? { ok: true } : { ok: false, failure: steps[0].orFail as string };
-      }
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let broken: Error | undefined;
@@ -219,7 +203,7 @@ export function openPostgresHotPath(
           try {
             const { rows } = await statements.query({ ...STORE_REGISTRATION, values });
             const outcome = rows[0].outcome as string;
-            return outcome === 'ok' ? { ok: true } : { ok: false, failure: outcome };
+            return outcome === 'ok' ? { ok: true, kept: {} } : { ok: false, failure: outcome };
           } catch (error) {
             if ((error as { code?: string }).code === UNIT_FAILURE) return { ok: false, failure: (error as Error).message };
             if (!isRetryable(error) || attempt === UNIT_ATTEMPTS) throw error;
@@ -227,14 +211,10 @@ export function openPostgresHotPath(
         }
       },
     }),
-    time: pgTime,
-    bool: (value) => value,
-    timeOf,
-    boolOf: (value) => value === true,
     async close() {
       await Promise.all([reads.close(), statements.close()]);
       if (!pool.ended) await pool.end();
     },
   };
-  return hotPathOn(driver);
+  return driver;
 }

@@ -1,34 +1,30 @@
 import type Database from 'better-sqlite3';
-import type { HotPath } from './hotPath';
-import type { HotDriver } from './hotDriver';
-import { hotPathOn } from './hotPathOn';
-import { HOT_STATEMENTS, statementSql, type HotRead, type HotStatement } from './hotStatements';
-import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CONNECTION_SETUP } from './sqlite';
+import type { SqlDriver } from './driver';
+import { sqliteCodec } from './sqliteCodec';
+import { COMPOSED_STATEMENTS, STATEMENTS, statementSql, type ReadStatement, type StatementName } from './statements';
+import { openSqliteConnection, SQLITE_BUSY_TIMEOUT_MS, SQLITE_CONNECTION_SETUP } from '../sqlite';
 import { startSqliteWriter } from './sqliteWriter';
 
-/**
- * How Prisma's SQLite adapter writes a DateTime (its default `iso8601` format). Comparisons in
- * SQL are textual, so every time written or compared here must use exactly this form.
- */
-export const sqliteTime = (ms: number): string => new Date(ms).toISOString().replace('Z', '+00:00');
-
-const names = Object.keys(HOT_STATEMENTS) as HotStatement[];
-const WRITES = Object.fromEntries(names.filter((name) => HOT_STATEMENTS[name].kind === 'write').map((name) => [name, statementSql(name, 'sqlite')]));
-const READS = names.filter((name): name is HotRead => HOT_STATEMENTS[name].kind === 'read');
-type Reads = Record<HotRead, Database.Statement>;
+const names = Object.keys(STATEMENTS) as StatementName[];
+const WRITES = Object.fromEntries(names.filter((name) => STATEMENTS[name].kind === 'write').map((name) => [name, statementSql(name, 'sqlite')]));
+const READS = names.filter((name): name is ReadStatement => STATEMENTS[name].kind === 'read');
+type Reads = Record<ReadStatement, Database.Statement>;
 
 /** SQLite's "another connection holds the lock" (SQLITE_BUSY and its extended codes). */
 const isBusy = (error: unknown): boolean => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
 
+const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
+
 /**
- * The hot path on better-sqlite3 connections of its own, opened with the service's connection
+ * The SQL layer on better-sqlite3 connections of its own, opened with the service's connection
  * setup (foreign keys, synchronous = FULL) on first use, since the tables exist only once the
  * store has been migrated. Writes and units are group-committed on a thread of their own (see
- * `startSqliteWriter`); reads run on the event loop, on a connection that never waits for a lock
- * with the thread blocked (`busy_timeout = 0`): in WAL mode a reader waits only while a crashed
- * writer's log is recovered, and that wait is retried on a timer instead.
+ * `startSqliteWriter`), so every write of a turn of the event loop shares a commit already: a
+ * `batched` write is a plain write here. Reads run on the event loop, on a connection that never
+ * waits for a lock with the thread blocked (`busy_timeout = 0`): in WAL mode a reader waits only
+ * while a crashed writer's log is recovered, and that wait is retried on a timer instead.
  */
-export function openSqliteHotPath(filename: string): HotPath {
+export function openSqliteDriver(filename: string): SqlDriver {
   let connection: { db: Database.Database; reads: Reads; writer: ReturnType<typeof startSqliteWriter> } | undefined;
   const open = () => {
     if (connection) return connection;
@@ -55,15 +51,22 @@ export function openSqliteHotPath(filename: string): HotPath {
       }
     }
   };
-  const driver: HotDriver = {
+  const composed = new Map<string, string>();
+  return {
+    codec: sqliteCodec,
     read: (statement, params) => read((s) => s[statement].get(params) as Record<string, unknown> | undefined),
     readAll: (statement, params) => read((s) => s[statement].all(params) as Record<string, unknown>[]),
-    write: (statement, params) => open().writer.write(statement, params),
+    write: (statement, params) => open().writer.write(statement, params) as ReturnType<SqlDriver['write']>,
+    writeAll: (statement, params) => open().writer.writeAll(statement, params),
     unit: (steps) => open().writer.unit(steps),
-    time: sqliteTime,
-    bool: (value) => (value ? 1 : 0),
-    timeOf: (value) => Date.parse(value as string),
-    boolOf: (value) => value === 1,
+    batched: async (statement, params) => changesOf(await open().writer.write(statement, params)) === 1,
+    guardedWithDeliveries: (write, deliveries) => open().writer.unit([write, deliveries]),
+    composed(statement, size, params) {
+      const name = `${statement}_${size}`;
+      let sql = composed.get(name);
+      if (sql === undefined) composed.set(name, (sql = COMPOSED_STATEMENTS[statement](size, 'sqlite')));
+      return open().writer.writeComposed(name, sql, params);
+    },
     async close() {
       if (!connection) return;
       // What is queued still commits; then the connections go.
@@ -72,5 +75,4 @@ export function openSqliteHotPath(filename: string): HotPath {
       connection = undefined;
     },
   };
-  return hotPathOn(driver);
 }

@@ -24,16 +24,18 @@ const [begin, commit, rollback, savepoint, rollbackToSavepoint, releaseSavepoint
 ].map((sql) => db.prepare(sql));
 
 const prepared = new Map();
-const statement = (name) => {
+// A composed statement (one of a size) arrives with its text the first time the thread may need it.
+const statement = (name, sql) => {
   let s = prepared.get(name);
-  if (!s) prepared.set(name, (s = db.prepare(statements[name])));
+  if (!s) prepared.set(name, (s = db.prepare(sql ?? statements[name])));
   return s;
 };
 
 const wire = (error) => ({ message: String(error?.message ?? error), code: error?.code });
 
-const runStatement = (name, params) => {
-  const s = statement(name);
+const runStatement = ({ statement: name, params, sql, all }) => {
+  const s = statement(name, sql);
+  if (all) return s.all(params);
   return s.reader ? s.get(params) : { changes: s.run(params).changes };
 };
 
@@ -68,7 +70,7 @@ const runUnit = (steps) => {
     throw error;
   }
   releaseSavepoint.run();
-  return { ok: true };
+  return { ok: true, kept };
 };
 
 const runBatch = (items) => {
@@ -85,7 +87,7 @@ const runBatch = (items) => {
       continue;
     }
     try {
-      outcomes.push({ value: 'unit' in item ? runUnit(item.unit) : runStatement(item.statement, item.params) });
+      outcomes.push({ value: 'unit' in item ? runUnit(item.unit) : runStatement(item) });
     } catch (error) {
       outcomes.push({ error: wire(error) }); // only this statement (or unit) was undone; the transaction goes on
     }

@@ -1,6 +1,6 @@
 /**
  * A unit of work: statements of the hot path that commit together or not at all. Each step names a
- * statement of `HOT_STATEMENTS` and its parameters, already in the store's encoding. The steps are
+ * statement of `STATEMENTS` and its parameters, already in the store's encoding. The steps are
  * data rather than code so that SQLite can run them on its writer thread (inside a savepoint of
  * the batch it is committing) and PostgreSQL in a transaction of its own, with the same outcome.
  */
@@ -22,8 +22,11 @@ export interface StepCondition {
   above?: number;
 }
 
-/** Committed, or undone with the failure of the step that required a row it did not get. */
-export type UnitOutcome = { ok: true } | { ok: false; failure: string };
+/** Rows kept by the steps' `as`, by name (a step that returned none keeps undefined). */
+export type KeptRows = Record<string, Record<string, unknown> | undefined>;
+
+/** Committed (with the rows its steps kept), or undone with the failure of the step that required a row it did not get. */
+export type UnitOutcome = { ok: true; kept: KeptRows } | { ok: false; failure: string };
 
 /**
  * Whether a step's condition holds for the rows kept so far. It lives in plain JavaScript

@@ -1,13 +1,13 @@
-import type { CredentialUse, HotCredential, HotPath, NewRegistration, NewWebhookDelivery, StoredCredential, UserSummary } from './hotPath';
-import type { HotDriver } from './hotDriver';
-import { utcDayOf } from '../core/utcDay';
-import type { UnitStep } from './writeUnit';
-import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, USER_EXISTED, webhookDeliverySteps } from './writeUnits';
+import type { CredentialUse, HotCredential, NewRegistration, NewWebhookDelivery, Queries, StoredCredential, UserSummary } from './queries';
+import type { SqlDriver } from './driver';
+import { utcDayOf } from '../../core/utcDay';
+import type { UnitStep } from './unit';
+import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, USER_EXISTED, webhookDeliveryStep, webhookDeliverySteps } from './units';
 
-const changesOf = (result: unknown): number => (result as { changes?: number } | undefined)?.changes ?? 0;
 
-/** The hot path on a driver: the same statements, encodings and units on either database. */
-export function hotPathOn(driver: HotDriver): HotPath {
+/** The queries on a driver: the same statements, encodings and units on either database. */
+export function queriesOn(driver: SqlDriver): Queries {
+  const { codec } = driver;
   /** The columns a sign-in reads (findCredential). */
   const hotColumnsOf = (row: Record<string, unknown>): HotCredential => ({
     descriptorId: row.descriptorId as string,
@@ -16,8 +16,8 @@ export function hotPathOn(driver: HotDriver): HotPath {
     publicKey: row.publicKey as string,
     signatureCounter: Number(row.signatureCounter),
     transports: row.transports as string,
-    backupEligible: driver.boolOf(row.backupEligible),
-    uvInitialized: driver.boolOf(row.uvInitialized),
+    backupEligible: codec.boolOf(row.backupEligible),
+    uvInitialized: codec.boolOf(row.uvInitialized),
     nickname: row.nickname as string,
     lastUsedDay: Number(row.lastUsedDay),
   });
@@ -31,13 +31,13 @@ export function hotPathOn(driver: HotDriver): HotPath {
     origin: row.origin as string,
     country: row.country as string,
     device: row.device as string,
-    backupState: driver.boolOf(row.backupState),
-    isDiscoverable: row.isDiscoverable === null ? null : driver.boolOf(row.isDiscoverable),
-    createdAt: driver.timeOf(row.createdAt),
-    lastUsedAt: driver.timeOf(row.lastUsedAt),
+    backupState: codec.boolOf(row.backupState),
+    isDiscoverable: row.isDiscoverable === null ? null : codec.boolOf(row.isDiscoverable),
+    createdAt: codec.timeOf(row.createdAt),
+    lastUsedAt: codec.timeOf(row.lastUsedAt),
   });
 
-  const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[] | undefined): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, driver)];
+  const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[]): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, codec)];
 
   return {
     async findUserCredentials(appId, userId, limit) {
@@ -46,29 +46,27 @@ export function hotPathOn(driver: HotDriver): HotPath {
     async findCredential(appId, descriptorId) {
       return hotCredentialOf(await driver.read('findCredential', { tenant: appId, descriptorId }));
     },
-    async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse, webhookDeliveries?: NewWebhookDelivery[]) {
-      const params = { ...use, backupState: driver.bool(use.backupState), uvInitialized: driver.bool(use.uvInitialized), usedAt: driver.time(use.usedAt) };
+    async recordCredentialUse({ lastUsedDay, ...use }: CredentialUse, webhookDeliveries: NewWebhookDelivery[]) {
+      const params = { ...use, backupState: codec.bool(use.backupState), uvInitialized: codec.bool(use.uvInitialized), usedAt: codec.time(use.usedAt) };
       const usedDay = utcDayOf(use.usedAt);
       const [statement, stepParams] = usedDay === lastUsedDay ? (['recordCredentialUse', params] as const) : (['recordCredentialUseOnNewDay', { ...params, usedDay }] as const);
-      const deliveries = webhookDeliverySteps(webhookDeliveries, driver);
-      // With deliveries the use and its outbox rows are one unit; without, the one statement it always was.
-      if (deliveries.length > 0) return (await driver.unit([{ statement, params: stepParams, orFail: 'counter' }, ...deliveries])).ok;
-      return changesOf(await driver.write(statement, stepParams)) === 1;
+      // With deliveries the use and its outbox rows commit together; without, the use joins the others of its turn.
+      if (webhookDeliveries.length > 0) return (await driver.guardedWithDeliveries({ statement, params: stepParams, orFail: 'counter' }, webhookDeliveryStep(webhookDeliveries, codec))).ok;
+      return driver.batched(statement, stepParams);
     },
-    async redeemToken(appId, tokenId, expiresAt, webhookDeliveries?: NewWebhookDelivery[]) {
-      const params = { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) };
-      const deliveries = webhookDeliverySteps(webhookDeliveries, driver);
-      if (deliveries.length > 0) return (await driver.unit([{ statement: 'redeemToken', params, orFail: 'token_already_used' }, ...deliveries])).ok;
-      return changesOf(await driver.write('redeemToken', params)) === 1;
+    async redeemToken(appId, tokenId, expiresAt, webhookDeliveries: NewWebhookDelivery[]) {
+      const params = { tenant: appId, tokenId, expiresAt: codec.time(expiresAt) };
+      if (webhookDeliveries.length > 0) return (await driver.guardedWithDeliveries({ statement: 'redeemToken', params, orFail: 'token_already_used' }, webhookDeliveryStep(webhookDeliveries, codec))).ok;
+      return driver.batched('redeemToken', params);
     },
     async redeemTokenAndFindCredential(appId, tokenId, expiresAt, descriptorId) {
       // Both at once: the redemption joins the others of its turn (one commit on PostgreSQL, the
       // writer thread's batch on SQLite), the read needs no commit at all.
-      const [written, row] = await Promise.all([
-        driver.write('redeemToken', { tenant: appId, tokenId, expiresAt: driver.time(expiresAt) }),
+      const [redeemed, row] = await Promise.all([
+        driver.batched('redeemToken', { tenant: appId, tokenId, expiresAt: codec.time(expiresAt) }),
         driver.read('findCredential', { tenant: appId, descriptorId }),
       ]);
-      return { redeemed: changesOf(written) === 1, credential: hotCredentialOf(row) };
+      return { redeemed, credential: hotCredentialOf(row) };
     },
     async isTokenRedeemed(appId, tokenId) {
       return (await driver.read('isTokenRedeemed', { tenant: appId, tokenId })) !== undefined;
@@ -106,7 +104,7 @@ export function hotPathOn(driver: HotDriver): HotPath {
         const user = users.get(row.userId as string);
         if (!user) continue;
         user.credentialsCount = Number(row.credentialsCount);
-        user.lastUsedAt = driver.timeOf(row.lastUsedAt);
+        user.lastUsedAt = codec.timeOf(row.lastUsedAt);
       }
       // Counted from the rows themselves: a user whose rows went between the reads is not listed.
       return {
@@ -117,16 +115,16 @@ export function hotPathOn(driver: HotDriver): HotPath {
 
     async writeEvents(events) {
       if (events.length === 0) return;
-      await driver.unit(eventWritingSteps(events, driver));
+      await driver.unit(eventWritingSteps(events, codec));
     },
     async eventsPage(appId, after, limit) {
       const [count, rows] = await Promise.all([
         driver.read('eventCount', { tenant: appId }),
-        after === null ? driver.readAll('eventsPage', { tenant: appId, limit }) : driver.readAll('eventsPageAfter', { tenant: appId, performedAt: driver.time(after.performedAt), id: after.id, limit }),
+        after === null ? driver.readAll('eventsPage', { tenant: appId, limit }) : driver.readAll('eventsPageAfter', { tenant: appId, performedAt: codec.time(after.performedAt), id: after.id, limit }),
       ]);
       const events = rows.map((row) => ({
         id: row.id as string,
-        performedAt: driver.timeOf(row.performedAt),
+        performedAt: codec.timeOf(row.performedAt),
         eventType: row.eventType as string,
         message: row.message as string,
         severity: row.severity as string,
@@ -138,16 +136,16 @@ export function hotPathOn(driver: HotDriver): HotPath {
     },
 
     storeRegistration(registration: NewRegistration) {
-      return driver.storeRegistration ? driver.storeRegistration(registration) : driver.unit(registrationSteps(registration, driver));
+      return driver.storeRegistration ? driver.storeRegistration(registration) : driver.unit(registrationSteps(registration, codec));
     },
-    async deleteCredential(appId, descriptorId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
+    async deleteCredential(appId, descriptorId, userId, webhookDeliveries: NewWebhookDelivery[]) {
       return (await driver.unit(withDeliveries(credentialDeletionSteps(appId, descriptorId, userId), webhookDeliveries))).ok;
     },
-    async deleteUser(appId, userId, webhookDeliveries?: NewWebhookDelivery[]) {
+    async deleteUser(appId, userId, webhookDeliveries: NewWebhookDelivery[]) {
       // A userId the app never had (no user row) deleted nothing: no user.deleted for it.
-      await driver.unit([...userDeletionSteps(appId, userId), ...webhookDeliverySteps(webhookDeliveries, driver, USER_EXISTED)]);
+      await driver.unit([...userDeletionSteps(appId, userId), ...webhookDeliverySteps(webhookDeliveries, codec, USER_EXISTED)]);
     },
-    async replaceAliases(appId, userId, aliases, webhookDeliveries?: NewWebhookDelivery[]) {
+    async replaceAliases(appId, userId, aliases, webhookDeliveries: NewWebhookDelivery[]) {
       await driver.unit(withDeliveries(aliasReplacementSteps(appId, userId, aliases), webhookDeliveries));
     },
     close: () => driver.close(),

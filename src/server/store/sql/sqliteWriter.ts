@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { UnitOutcome, UnitStep } from './writeUnit';
+import type { UnitOutcome, UnitStep } from './unit';
 
 /** What a statement answered: the row of a statement that returns one, else how many rows it changed. */
-export type WriteResult = Record<string, unknown> | { changes: number } | undefined;
+export type WriteResult = Record<string, unknown> | Record<string, unknown>[] | { changes: number } | undefined;
 
 /** One statement, or a unit of statements that commit together (see writeUnit.ts). */
-type Item = { statement: string; params: Record<string, unknown> } | { unit: UnitStep[] };
+type Item = { statement: string; params: Record<string, unknown>; sql?: string; all?: boolean } | { unit: UnitStep[] };
 type WireError = { message: string; code?: string };
 type Outcome = { value: WriteResult | UnitOutcome } | { error: WireError };
 type Reply = { outcomes: Outcome[] } | { failed: WireError };
@@ -113,6 +113,17 @@ export function startSqliteWriter(filename: string, setup: string, timeoutMs: nu
     /** Queues a write for the next commit; resolves with its result once committed. */
     write(statement: string, params: Record<string, unknown>): Promise<WriteResult> {
       return enqueue({ statement, params }) as Promise<WriteResult>;
+    },
+    /** Queues a write for the next commit; resolves with every row it answered (RETURNING) once committed. */
+    writeAll(statement: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+      return enqueue({ statement, params, all: true }) as unknown as Promise<Record<string, unknown>[]>;
+    },
+    /**
+     * Queues a statement the thread was not started with (a composed one), named so that the
+     * thread prepares it once; resolves with every row it answered once committed.
+     */
+    writeComposed(name: string, sql: string, params: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+      return enqueue({ statement: name, params, sql, all: true }) as unknown as Promise<Record<string, unknown>[]>;
     },
     /** Queues a unit for the next commit; resolves once committed, or undone with its failure. */
     unit(steps: UnitStep[]): Promise<UnitOutcome> {

@@ -1,13 +1,13 @@
-import type { NewAlias, NewEvent, NewRegistration, NewWebhookDelivery } from './hotPath';
-import type { StoreEncoding } from './hotDriver';
-import type { HotWrite } from './hotStatements';
-import type { StepCondition, UnitStep } from './writeUnit';
+import type { NewAlias, NewEvent, NewRegistration, NewWebhookDelivery } from './queries';
+import type { SqlCodec } from './codec';
+import type { WriteStatement } from './statements';
+import type { StepCondition, UnitStep } from './unit';
 
 // The writes that change users, each one unit (one transaction). Every unit locks the user's row
 // first (its insert or update), then changes the app's count, so that concurrent units for one
 // user take turns and always take their locks in the same order.
 
-const step = (statement: HotWrite, params: Record<string, unknown>, more: Omit<UnitStep, 'statement' | 'params'> = {}): UnitStep => ({ statement, params, ...more });
+const step = (statement: WriteStatement, params: Record<string, unknown>, more: Omit<UnitStep, 'statement' | 'params'> = {}): UnitStep => ({ statement, params, ...more });
 
 function aliasSteps(tenant: string, userId: string, aliases: NewAlias[]): UnitStep[] {
   return [
@@ -21,7 +21,7 @@ function aliasSteps(tenant: string, userId: string, aliases: NewAlias[]): UnitSt
  * user count when this is the user's first passkey, the register token it redeems, and the passkey.
  * Further writes that must commit with the passkey (say, an outbox row) are further steps here.
  */
-export function registrationSteps({ tenant, credential: c, aliases, redeemedToken, webhookDeliveries }: NewRegistration, encoding: StoreEncoding): UnitStep[] {
+export function registrationSteps({ tenant, credential: c, aliases, redeemedToken, webhookDeliveries }: NewRegistration, encoding: SqlCodec): UnitStep[] {
   const { userId } = c;
   return [
     // First, so that a token's second registration fails before it locks anything else.
@@ -88,7 +88,7 @@ export function aliasReplacementSteps(tenant: string, userId: string, aliases: N
 }
 
 /** A batch of the event log: the events in one statement, and each app's count of them. */
-export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): UnitStep[] {
+export function eventWritingSteps(events: NewEvent[], encoding: SqlCodec): UnitStep[] {
   const perApp = new Map<string, number>();
   for (const event of events) perApp.set(event.tenant, (perApp.get(event.tenant) ?? 0) + 1);
   return [
@@ -102,9 +102,18 @@ export function eventWritingSteps(events: NewEvent[], encoding: StoreEncoding): 
  * The outbox rows of a change, as the last step of its unit: none at all (not even an empty
  * statement) when the app has no endpoint subscribed to what changed.
  */
-export function webhookDeliverySteps(deliveries: NewWebhookDelivery[] | undefined, encoding: StoreEncoding, onlyIf?: StepCondition): UnitStep[] {
-  if (deliveries === undefined || deliveries.length === 0) return [];
-  return [step('insertWebhookDeliveries', { deliveries: JSON.stringify(deliveries.map((d) => ({ ...d, createdAt: encoding.time(d.createdAt) }))) }, onlyIf ? { onlyIf } : {})];
+export function webhookDeliverySteps(deliveries: NewWebhookDelivery[], encoding: SqlCodec, onlyIf?: StepCondition): UnitStep[] {
+  return deliveries.length === 0 ? [] : [webhookDeliveryStep(deliveries, encoding, onlyIf)];
+}
+
+/** The outbox rows of a change as one statement (from one JSON array, however many). */
+export function webhookDeliveryStep(deliveries: NewWebhookDelivery[], encoding: SqlCodec, onlyIf?: StepCondition): UnitStep {
+  const rows = deliveries.map(({ nextAttemptAt, ...d }) => ({
+    ...d,
+    createdAt: encoding.time(d.createdAt),
+    ...(nextAttemptAt === undefined ? {} : { nextAttemptAt: encoding.time(nextAttemptAt) }),
+  }));
+  return step('insertWebhookDeliveries', { deliveries: JSON.stringify(rows) }, onlyIf ? { onlyIf } : {});
 }
 
 /** The user's row was there to delete (`userDeletionSteps` keeps it as `user`): only then is there a deletion to report. */
