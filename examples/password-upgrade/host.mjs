@@ -38,7 +38,8 @@ const publicFields = ({ id, email, username, displayName }) => ({ id, email, use
 
 /** An application/problem+json answer, in the shape the passkey routes answer with. */
 function problem(res, status, errorCode, title) {
-  res.status(status).type('application/problem+json').json({ type: 'about:blank', title, status, errorCode });
+  const body = { type: `https://docs.passwordless.dev/guide/errors.html#${errorCode}`, title, status, errorCode };
+  res.status(status).set('Content-Type', 'application/problem+json').end(JSON.stringify(body));
 }
 
 /**
