@@ -109,16 +109,19 @@ function showOffer(visible) {
  * create), the browser module does so; otherwise a user without a passkey is offered one.
  */
 async function offerPasskey(list) {
+  // What happened, for scripts that drive the page (the browser test waits for it).
+  const done = (outcome) => (document.body.dataset.upgrade = outcome);
   if (canUpgrade) {
     const outcome = await passkeys.upgrade();
     if (outcome === 'created') {
       status('Signed in with your password. Your browser saved a passkey: next time, pick it from the email field.');
       await refresh();
-      return;
+      return done('created');
     }
-    if (outcome !== 'unsupported') return;
+    if (outcome !== 'unsupported') return done('not-offered');
   }
   showOffer(list.length === 0);
+  return done(list.length === 0 ? 'offered' : 'not-offered');
 }
 
 /** The passkeys of the email field's autofill, offered for as long as the page is signed out. */
@@ -151,6 +154,7 @@ $('password-form').addEventListener('submit', (event) => {
     }
     // The autofill request has no more to do on this page.
     passkeys.stopAutofill();
+    delete document.body.dataset.upgrade;
     $('password').value = '';
     status(`Signed in as ${answer.email} with your password.`);
     const list = await refresh();
