@@ -105,6 +105,7 @@ export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers =
     paths: { register: null, verifyEmail: null },
     // The session list reads (and ends) sessions in this store.
     sessionStore: sessions,
+    autofillRestartSeconds: process.env.AUTOFILL_RESTART_SECONDS ? Number(process.env.AUTOFILL_RESTART_SECONDS) : undefined,
     throttle,
   });
   app.use(auth);

@@ -106,7 +106,8 @@ function showOffer(visible) {
 
 /**
  * Right after a password sign-in: where the browser can make a passkey without asking (conditional
- * create), the browser module does so; otherwise a user without a passkey is offered one.
+ * create), the browser module does so; where it cannot (`unsupported`) or would not (`declined`:
+ * its password manager did not vouch for this sign-in), a user without a passkey is offered one.
  */
 async function offerPasskey(list) {
   // What happened, for scripts that drive the page (the browser test waits for it).
@@ -118,7 +119,8 @@ async function offerPasskey(list) {
       await refresh();
       return done('created');
     }
-    if (outcome !== 'unsupported') return done('not-offered');
+    // 'not-offered': the host offers none to this session.
+    if (outcome !== 'unsupported' && outcome !== 'declined') return done('not-offered');
   }
   showOffer(list.length === 0);
   return done(list.length === 0 ? 'offered' : 'not-offered');
