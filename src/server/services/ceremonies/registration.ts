@@ -14,6 +14,7 @@ import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
 import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { responseOriginRefusal } from '../../webauthn/responseOriginRefusal';
 import { expectationsOf } from '../../webauthn/expectations';
 import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, newAliases, type AliasService } from '../users/aliases';
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
@@ -270,7 +271,7 @@ export class RegistrationService {
         supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
       });
     } catch (error) {
-      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error) });
+      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }
     if (!verification.verified) throw new ApiError('fido2_invalid_registration', { detail: 'The attestation could not be verified.' });
     const info = verification.registrationInfo;

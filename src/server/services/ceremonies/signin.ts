@@ -9,6 +9,7 @@ import { resolveCeremonyOrigin } from '../../webauthn/origins';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
 import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { responseOriginRefusal } from '../../webauthn/responseOriginRefusal';
 import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
@@ -155,7 +156,7 @@ export class SigninService {
         },
       });
     } catch (error) {
-      throw failure(describeVerificationFailure(error));
+      throw new ApiError('signin_complete_error', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }
     if (!verification.verified) throw failure('The signature could not be verified.');
     const info = verification.authenticationInfo;
