@@ -43,6 +43,7 @@ describe.each(providers())('authentication configurations on %s', (provider) => 
       purpose: 'Checkout_2',
       timeToLive: 93_784,
       userVerificationRequirement: 'required',
+      extensions: {},
       createdBy: 'alice',
       createdOn: ISO,
       editedBy: null,

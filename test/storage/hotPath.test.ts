@@ -256,7 +256,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
 
     it('reads a credential Prisma wrote with every column', async () => {
-      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd' });
+      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', prfSalt: 'ef'.repeat(32), prfEnabled: true });
       await store.db.credential.create({ data: row });
       expect(await store.queries.listCredentials(tenant, 'user-1')).toEqual([
         {
@@ -280,6 +280,8 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
           createdAt: T0,
           lastUsedAt: T0 + MINUTE,
           lastUsedDay: row.lastUsedDay,
+          prfSalt: 'ef'.repeat(32),
+          prfEnabled: true,
         },
       ]);
     });
