@@ -46,6 +46,8 @@ async function seedUsers(svc: TestService, app: TestApp, count: number): Promise
           createdAt: now,
           lastUsedAt: now,
           lastUsedDay: utcDayOf(now),
+          prfSalt: null,
+          prfEnabled: null,
         },
         aliases: i % 3 === 0 ? [{ aliasHash: `hash-${userId}`, plaintext: `${userId}@example.com` }] : undefined,
       }),

@@ -61,6 +61,8 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     createdAt: encodeTime(T0),
     lastUsedAt: encodeTime(T0),
     lastUsedDay: 20_417,
+    prfSalt: null,
+    prfEnabled: null,
     usedDay: 20_418,
     events: '[]',
     deliveries: '[]',

@@ -57,6 +57,8 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
     createdAt: T0,
     lastUsedAt: T0 + 1000,
     lastUsedDay: utcDayOf(T0),
+    prfSalt: 'ab'.repeat(32),
+    prfEnabled: true,
     ...overrides,
   });
 

@@ -26,6 +26,8 @@ import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } f
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
 import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
 import { passkeyName } from '../../core/passkeyName';
+import { registrationExtensionInputs, registrationExtensionsSchema } from '../../webauthn/passkeyExtensions';
+import { newPrfSalt } from '../../webauthn/prfSalt';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -70,6 +72,8 @@ export const registerTokenSchema = ciObject({
   aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
   aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
+  /** Ours: the WebAuthn extensions register/begin asks the browser for (prf, largeBlob, credProps). */
+  extensions: z.preprocess(emptyToUndefined, registrationExtensionsSchema.optional()),
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
@@ -85,6 +89,8 @@ const registerTokenPayloadSchema = tokenPayload({
   aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
   aliasHashing: z.boolean(),
   hints: z.array(z.string()),
+  // Absent in tokens issued before extensions existed: the default (credProps only).
+  extensions: registrationExtensionsSchema.optional(),
 });
 export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
@@ -195,6 +201,7 @@ export class RegistrationService {
       aliases,
       aliasHashing: input.aliasHashing ?? true,
       hints: input.hints ?? [],
+      ...(input.extensions && Object.keys(input.extensions).length > 0 ? { extensions: input.extensions } : {}),
     };
     const token = await this.tokens.issue('register', payload);
     this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
@@ -246,7 +253,7 @@ export class RegistrationService {
           userVerification: registration.userVerification,
         },
         excludeCredentials: existing.map((c) => descriptorOf(c.descriptorId, c.transports)),
-        extensions: { credProps: true },
+        extensions: registrationExtensionInputs(registration.extensions),
         hints: registration.hints,
       },
     };
@@ -285,6 +292,7 @@ export class RegistrationService {
     await this.authenticators.assertAllowed(appId, { aaguid: info.aaguid, fmt: info.fmt, attestation: session.attestation, attestationObject: info.attestationObject });
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
+    const prfEnabled = (extensionResults.prf as { enabled?: unknown } | undefined)?.enabled;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     const now = this.now();
@@ -312,6 +320,9 @@ export class RegistrationService {
         createdAt: now,
         lastUsedAt: now,
         lastUsedDay: utcDayOf(now),
+        // Every passkey gets its salt, asked for PRF or not: a sign-in configuration may ask later.
+        prfSalt: newPrfSalt(),
+        prfEnabled: typeof prfEnabled === 'boolean' ? prfEnabled : null,
       },
       aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.

@@ -20,6 +20,8 @@ import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tok
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 import { decoyAllowList } from './decoyAllowList';
+import { signinExtensionInputs } from '../../webauthn/passkeyExtensions';
+import { decoyPrfSalt } from '../../webauthn/prfSalt';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -91,10 +93,11 @@ export class SigninService {
     // unknown alias costs the same query as a known one, and gets a tag just the same.
     const credentials = named ? await this.credentials.descriptorsOf(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
     const decoyKey = named ? await this.tokens.decoyKeyOf(appId) : undefined;
-    const allowCredentials =
-      decoyKey && credentials.length === 0
-        ? decoyAllowList(decoyKey, userId ? `user:${userId}` : `alias:${input.alias}`)
-        : credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
+    const decoys = decoyKey && credentials.length === 0 ? decoyAllowList(decoyKey, userId ? `user:${userId}` : `alias:${input.alias}`) : undefined;
+    const allowCredentials = decoys ?? credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
+    // Decoys get salts too (derived, stable), so a PRF request does not tell them from real passkeys.
+    const salts = decoys ? decoys.map((d) => ({ id: d.id, prfSalt: decoyPrfSalt(decoyKey!, d.id) })) : credentials.map((c) => ({ id: c.descriptorId, prfSalt: c.prfSalt }));
+    const extensions = signinExtensionInputs(config.extensions, salts);
     const session: SigninSession = {
       app: appId,
       exp,
@@ -117,6 +120,7 @@ export class SigninService {
         rpId,
         allowCredentials,
         userVerification: config.userVerification,
+        ...(extensions ? { extensions } : {}),
       },
     };
   }

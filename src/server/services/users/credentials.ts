@@ -49,6 +49,7 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
     backupState: c.backupState,
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
+    prfEnabled: c.prfEnabled,
     authenticatorName: nameOf(aaGuid),
   };
 }
