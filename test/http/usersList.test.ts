@@ -46,6 +46,7 @@ async function seedUsers(svc: TestService, app: TestApp, count: number): Promise
           createdAt: now,
           lastUsedAt: now,
           lastUsedDay: utcDayOf(now),
+          madeByUpgrade: false,
         },
         aliases: i % 3 === 0 ? [{ aliasHash: `hash-${userId}`, plaintext: `${userId}@example.com` }] : undefined,
       }),

@@ -226,6 +226,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       createdAt: T0,
       lastUsedAt: T0 + MINUTE,
       lastUsedDay: utcDayOf(T0 + MINUTE),
+      madeByUpgrade: false,
       ...overrides,
     });
     const register = (userId: string, options: { aliases?: { aliasHash: string; plaintext: string | null }[]; credential?: Partial<StoredCredential> } = {}) =>

@@ -218,6 +218,7 @@ const MODELS: ModelCase[] = [
       createdAt: T1,
       lastUsedAt: T2,
       lastUsedDay: 2_147_483_647,
+      madeByUpgrade: true,
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
     nullable: ['isDiscoverable'],

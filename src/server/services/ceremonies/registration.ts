@@ -25,6 +25,7 @@ import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } f
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
 import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
 import { passkeyName } from '../../core/passkeyName';
+import { conditionalCreateAllowed } from './conditionalCreateAllowed';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -69,6 +70,12 @@ export const registerTokenSchema = ciObject({
   aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
   aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
+  /**
+   * Ours (issue 35): the token is for the automatic upgrade after a password sign-in, and its
+   * ceremony may be begun as a conditional create, whose passkey may lack the user-present flag.
+   * Carried inside the token's MAC.
+   */
+  upgrade: z.preprocess(emptyToUndefined, looseBoolean().optional()),
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
@@ -84,6 +91,8 @@ const registerTokenPayloadSchema = tokenPayload({
   aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
   aliasHashing: z.boolean(),
   hints: z.array(z.string()),
+  /** An upgrade token (see registerTokenSchema); absent in tokens issued before it existed. */
+  upgrade: z.boolean().optional(),
 });
 export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
@@ -91,6 +100,11 @@ export const registerBeginSchema = ciObject({
   token: looseString().nullish(),
   origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
   rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+  /**
+   * Ours (issue 35): `conditional` begins the ceremony as a conditional create
+   * (`navigator.credentials.create({mediation: 'conditional'})`); only an upgrade token may.
+   */
+  mediation: z.preprocess(emptyToUndefined, ciEnum(['conditional']).optional()),
 });
 
 export const registerCompleteSchema = ciObject({
@@ -194,6 +208,7 @@ export class RegistrationService {
       aliases,
       aliasHashing: input.aliasHashing ?? true,
       hints: input.hints ?? [],
+      ...(input.upgrade ? { upgrade: true } : {}),
     };
     const token = await this.tokens.issue('register', payload);
     this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
@@ -205,6 +220,7 @@ export class RegistrationService {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
+    const conditional = conditionalCreateAllowed(input.mediation, registration.upgrade === true);
     const registerTokenId = registerTokenIdOf(input.token as string);
     // Both reads at once (on PostgreSQL they leave in one write).
     const [, existing] = await Promise.all([
@@ -228,6 +244,8 @@ export class RegistrationService {
       aliasHashing: registration.aliasHashing,
       registerTokenId,
       registerTokenExp: registration.exp,
+      // Inside the session's MAC: complete may skip the user-present check only for this ceremony.
+      ...(conditional ? { conditional: true } : {}),
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -267,6 +285,9 @@ export class RegistrationService {
       verification = await verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
         ...expectationsOf(session),
+        // A conditional create (an upgrade token's, begun as one) may be made without the user
+        // present; every other registration needs them. User verification is unchanged.
+        requireUserPresence: session.conditional !== true,
         supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
       });
     } catch (error) {
@@ -311,6 +332,7 @@ export class RegistrationService {
         createdAt: now,
         lastUsedAt: now,
         lastUsedDay: utcDayOf(now),
+        madeByUpgrade: session.conditional === true,
       },
       aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.
@@ -328,6 +350,7 @@ export class RegistrationService {
         rpId: session.rpId,
         origin: session.origin,
         createdAt: new Date(now).toISOString(),
+        upgrade: session.conditional === true,
       },
     };
     // One unit (see RegistrationRepository.store): the passkey, the user's aliases and row, the

@@ -50,6 +50,8 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
     authenticatorName: nameOf(aaGuid),
+    /** Ours (issue 35): made by the automatic upgrade after a password sign-in (a conditional create). */
+    upgrade: c.madeByUpgrade,
   };
 }
 

@@ -117,6 +117,8 @@ export interface StoredCredential extends HotCredential {
   isDiscoverable: boolean | null;
   createdAt: number;
   lastUsedAt: number;
+  /** Made by the automatic upgrade after a password sign-in (a conditional create). */
+  madeByUpgrade: boolean;
 }
 
 export interface UserCapacity {

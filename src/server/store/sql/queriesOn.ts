@@ -35,6 +35,7 @@ export function queriesOn(driver: SqlDriver): Queries {
     isDiscoverable: row.isDiscoverable === null ? null : codec.boolOf(row.isDiscoverable),
     createdAt: codec.timeOf(row.createdAt),
     lastUsedAt: codec.timeOf(row.lastUsedAt),
+    madeByUpgrade: codec.boolOf(row.madeByUpgrade),
   });
 
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[]): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, codec)];

@@ -57,6 +57,7 @@ export function registrationSteps({ tenant, credential: c, aliases, redeemedToke
       createdAt: encoding.time(c.createdAt),
       lastUsedAt: encoding.time(c.lastUsedAt),
       lastUsedDay: c.lastUsedDay,
+      madeByUpgrade: encoding.bool(c.madeByUpgrade),
     }),
     ...webhookDeliverySteps(webhookDeliveries, encoding),
   ];
