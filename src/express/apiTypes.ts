@@ -21,6 +21,8 @@ export interface RegisterOptions {
   aliases?: string[];
   aliasHashing?: boolean;
   hints?: ('security-key' | 'client-device' | 'hybrid')[];
+  /** Ours (issue 35): a token for the automatic upgrade, which the browser may begin as a conditional create. */
+  upgrade?: boolean;
 }
 
 /** `POST /signin/verify`: what a valid token proves. */

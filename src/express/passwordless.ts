@@ -20,6 +20,8 @@ import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './rou
 import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
 import { stepUpRoute } from './routes/stepUp';
+import { upgradeRoute } from './routes/upgrade';
+import { notePasswordSignInFor } from './notePasswordSignIn';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
@@ -50,6 +52,8 @@ export interface PasswordlessPaths {
   confirmRecovery: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
+  /** Right after a password sign-in (`notePasswordSignIn`): a token for the automatic passkey upgrade (a conditional create). */
+  upgrade: string | null;
 }
 
 export const DEFAULT_PATHS: PasswordlessPaths = {
@@ -66,6 +70,7 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   recover: '/passwordless-recover',
   confirmRecovery: '/passwordless-recover/confirm',
   config: '/passwordless-config',
+  upgrade: '/passwordless-upgrade',
 };
 
 export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
@@ -179,6 +184,12 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   handleErrors: ErrorRequestHandler;
   /** The host-wide mail budget's counts this hour and day (zeros without a budget). */
   mailUsage(): Promise<MailUsage>;
+  /**
+   * Call right after the host's own password sign-in (after `req.logIn`): notes that the signed-in
+   * user proved their password now, so that the page may ask for the automatic passkey upgrade
+   * (`POST /passwordless-upgrade`) within `freshSessionSeconds`, once.
+   */
+  notePasswordSignIn(req: Request): void;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
@@ -340,6 +351,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
+  post(paths.upgrade, 'account', upgradeRoute(ctx));
   if (recovery) {
     post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
@@ -376,5 +388,6 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     return { hour: none, day: none };
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage });
+  const notePasswordSignIn = notePasswordSignInFor(userIdOf, now);
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, notePasswordSignIn });
 }
