@@ -68,6 +68,8 @@ export interface Credential {
   /** The authenticator's or passkey provider's name, from its AAGUID (an extension of this service); null when unknown. */
   /** The authenticator's or passkey provider's name (FIDO metadata, else its AAGUID in the bundled list); null when unknown. */
   authenticatorName?: string | null;
+  /** Ours (issue 35): made by the automatic upgrade after a password sign-in (a conditional create). */
+  upgrade?: boolean;
 }
 
 /** One element of `/authenticators/list`. */
