@@ -9,13 +9,16 @@
  * package through a bundler. ESM, no dependency beyond the published client.
  */
 import { Client, isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
+import { clientCapabilities } from './capabilities.js';
+import { conditionalRegistration } from './conditionalRegistration.js';
+import { immediateAssertion } from './immediateAssertion.js';
 
 /** What `GET /passwordless-config` answers (the middleware's `exposeConfig`). */
 export interface PasskeysConfig {
   apiUrl: string;
   apiKey: string;
   /** Where each of the middleware's routes is mounted. */
-  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery' | 'upgrade', string>>;
   /** How often an autofill request is restarted, before its challenge expires. */
   autofillRestartSeconds: number;
 }
@@ -72,7 +75,23 @@ export interface SignInOptions {
   onSignedIn?(user: SignedInUser): void;
   /** Autofill: told of a failed attempt (the request is restarted unless the failure is final). */
   onError?(error: PasskeyError): void;
+  /**
+   * `'immediate'`: where the browser reports `immediateGet`, ask without showing anything: resolves
+   * signed in when a passkey for this site is on the device, else rejects at once with
+   * `PasskeyError` `no_passkey_on_device` (show the password form). Where the browser lacks it, the
+   * usual (modal) request.
+   */
+  mediation?: 'immediate';
 }
+
+/**
+ * How `upgrade()` ended: `created` (a passkey was made silently and the host told), `unsupported`
+ * (the browser has no conditional create: offer a button that calls `addPasskey()` instead),
+ * `not-offered` (the host offers none: no fresh password sign-in in this session, or it was spent),
+ * `declined` (the browser made none: its password manager did not vouch for this sign-in, or a
+ * passkey of this user's is already on the device).
+ */
+export type UpgradeOutcome = 'created' | 'unsupported' | 'not-offered' | 'declined';
 
 export interface Passkeys {
   /** Starts a sign-up: `{verificationSent: true}` when the site mails a link first, else the passkey is made and the user signed in. */
@@ -102,6 +121,13 @@ export interface Passkeys {
   /** The confirm button on that page: signs in once with the link. */
   confirmRecovery(): Promise<SignedInUser>;
   signOut(): Promise<void>;
+  /**
+   * Right after a password sign-in (the host called `notePasswordSignIn`): makes a passkey without
+   * a prompt where the browser has conditional create, and tells the host of it. Never prompts.
+   */
+  upgrade(options?: { nickname?: string }): Promise<UpgradeOutcome>;
+  /** What the browser says it can do (`PublicKeyCredential.getClientCapabilities()`); empty where it cannot say. */
+  capabilities(): Promise<Record<string, boolean>>;
 }
 
 // The WebAuthn Signal API (Chromium 132+); feature-detected, never required.
@@ -144,6 +170,7 @@ function clearFragment(): void {
 export async function createPasskeys(options: { configUrl?: string; rpId?: string } = {}): Promise<Passkeys> {
   const config = (await (await fetch(options.configUrl ?? '/passwordless-config', { credentials: 'same-origin' })).json()) as PasskeysConfig;
   const rpId = options.rpId ?? location.hostname;
+  const publicApi = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
   const client = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey, rpid: rpId });
   let autofillRun = 0;
   let userId: string | undefined;
@@ -236,6 +263,16 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return undefined;
   }
 
+  /** `signIn({mediation: 'immediate'})`: see SignInOptions.mediation. */
+  async function immediateSignIn(alias: string | undefined): Promise<SignedInUser> {
+    if (!(await clientCapabilities()).immediateGet) return passkeySignIn(() => (alias ? client.signinWithAlias(alias) : client.signinWithDiscoverable()));
+    const result = await immediateAssertion(publicApi, alias);
+    if ('noPasskey' in result) {
+      throw new PasskeyError({ from: 'client', errorCode: 'no_passkey_on_device', title: 'There is no passkey for this site on this device.', detail: `The browser answered ${result.noPasskey}.` });
+    }
+    return passkeySignIn(async () => ('token' in result ? { token: result.token } : { error: result.problem }));
+  }
+
   function stopAutofill(): void {
     autofillRun++;
     client.abort();
@@ -279,6 +316,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       if (signInOptions.autofill) return autofill(signInOptions);
       stopAutofill();
       const alias = signInOptions.alias;
+      if (signInOptions.mediation === 'immediate') return immediateSignIn(alias);
       return passkeySignIn(() => (alias ? client.signinWithAlias(alias) : client.signinWithDiscoverable()));
     },
 
@@ -329,5 +367,24 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       userId = undefined;
       await post('logout');
     },
+
+    async upgrade({ nickname } = {}) {
+      if (!(await clientCapabilities()).conditionalCreate || !config.paths.upgrade) return 'unsupported';
+      let token: string;
+      try {
+        token = (await post<{ token: string }>('upgrade')).token;
+      } catch (error) {
+        if (error instanceof PasskeyError && ['upgrade_not_offered', 'not_signed_in'].includes(error.errorCode)) return 'not-offered';
+        throw error;
+      }
+      const made = await conditionalRegistration(publicApi, token, nickname);
+      if ('declined' in made) return 'declined';
+      if ('problem' in made) throw new PasskeyError(made.problem);
+      // The host hears of the new passkey, as of any other (onPasskeyAdded).
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
+      return 'created';
+    },
+
+    capabilities: clientCapabilities,
   };
 }

@@ -4,6 +4,7 @@
  * ask `POST /passwordless-upgrade` for a token whose ceremony the browser begins as a conditional
  * create. Against a real service process, the host driven over HTTP.
  */
+import { randomUUID } from 'node:crypto';
 import express from 'express';
 import supertest from 'supertest';
 import type { PasskeyAddedEvent, PasswordlessOptions } from '../../src/express';
@@ -43,7 +44,7 @@ function passwordHost(options: Partial<PasswordlessOptions> = {}): Host & { addP
     });
   });
   const addPasswordUser = async (email: string) => {
-    const user = await h.users.create({ email, username: email.split('@')[0], displayName: 'Password User' });
+    const user = await h.users.create({ userId: randomUUID(), email, username: email.split('@')[0], displayName: 'Password User' });
     passwords.set(email, user.id);
     return user.id;
   };
