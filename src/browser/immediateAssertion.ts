@@ -9,7 +9,7 @@ export type ImmediateAssertion = { token: string } | { noPasskey: string } | { p
  * user's choice of a passkey it holds for this site, or with NotAllowedError when it holds none,
  * without showing anything. The proposal's form is `mediation: 'immediate'`; Chromium 156 reports
  * `immediateGet` but refuses that value (a TypeError naming the enum) and takes
- * `publicKey.uiMode: 'immediate'` instead (docs/browser.md has the evidence), so a TypeError from
+ * `publicKey.uiMode: 'immediate'` instead (docs/api.md, "The browser module", has the evidence), so a TypeError from
  * the first form, thrown before any prompt, tries the second with the same challenge.
  */
 async function immediateGet(publicKey: PublicKeyCredentialRequestOptions): Promise<Credential | null> {

@@ -3,7 +3,7 @@
  * Chromium with a CDP virtual authenticator, on a host page (the test host app with the module
  * served) at http://localhost:<port> and a real service process.
  *
- * What this Chromium (156) does, as measured here and recorded in docs/browser.md:
+ * What this Chromium (156) does, as measured here and recorded in docs/api.md ("The browser module"):
  * - `PublicKeyCredential.getClientCapabilities()` reports `conditionalCreate: true` and
  *   `immediateGet: true` (with or without a virtual authenticator).
  * - A conditional create (`mediation: 'conditional'`) never succeeds from a virtual authenticator:

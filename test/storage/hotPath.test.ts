@@ -255,7 +255,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
 
     it('reads a credential Prisma wrote with every column', async () => {
-      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd' });
+      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', madeByUpgrade: true });
       await store.db.credential.create({ data: row });
       expect(await store.queries.listCredentials(tenant, 'user-1')).toEqual([
         {
@@ -279,6 +279,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
           createdAt: T0,
           lastUsedAt: T0 + MINUTE,
           lastUsedDay: row.lastUsedDay,
+          madeByUpgrade: true,
         },
       ]);
     });
