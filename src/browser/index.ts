@@ -369,7 +369,8 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     },
 
     async upgrade({ nickname } = {}) {
-      if (!(await clientCapabilities()).conditionalCreate || !config.paths.upgrade) return 'unsupported';
+      if (!(await clientCapabilities()).conditionalCreate) return 'unsupported';
+      if (!config.paths.upgrade) return 'not-offered';
       let token: string;
       try {
         token = (await post<{ token: string }>('upgrade')).token;
