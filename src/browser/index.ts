@@ -10,6 +10,9 @@
  */
 import { Client, isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
 import { registrationCeremony, signInCeremony, type CeremonyConfig, type ClientExtensionResults } from './extensionCeremonies.js';
+import { clientCapabilities } from './capabilities.js';
+import { conditionalRegistration } from './conditionalRegistration.js';
+import { immediateAssertion } from './immediateAssertion.js';
 
 export type { ClientExtensionResults } from './extensionCeremonies.js';
 
@@ -18,7 +21,7 @@ export interface PasskeysConfig {
   apiUrl: string;
   apiKey: string;
   /** Where each of the middleware's routes is mounted. */
-  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery' | 'upgrade', string>>;
   /** How often an autofill request is restarted, before its challenge expires. */
   autofillRestartSeconds: number;
 }
@@ -77,7 +80,23 @@ export interface SignInOptions {
   onSignedIn?(user: SignedInUser): void;
   /** Autofill: told of a failed attempt (the request is restarted unless the failure is final). */
   onError?(error: PasskeyError): void;
+  /**
+   * `'immediate'`: where the browser reports `immediateGet`, ask without showing anything: resolves
+   * signed in when a passkey for this site is on the device, else rejects at once with
+   * `PasskeyError` `no_passkey_on_device` (show the password form). Where the browser lacks it, the
+   * usual (modal) request.
+   */
+  mediation?: 'immediate';
 }
+
+/**
+ * How `upgrade()` ended: `created` (a passkey was made silently and the host told), `unsupported`
+ * (the browser has no conditional create: offer a button that calls `addPasskey()` instead),
+ * `not-offered` (the host offers none: no fresh password sign-in in this session, or it was spent),
+ * `declined` (the browser made none: its password manager did not vouch for this sign-in, or a
+ * passkey of this user's is already on the device).
+ */
+export type UpgradeOutcome = 'created' | 'unsupported' | 'not-offered' | 'declined';
 
 export interface Passkeys {
   /** Starts a sign-up: `{verificationSent: true}` when the site mails a link first, else the passkey is made and the user signed in. */
@@ -114,6 +133,13 @@ export interface Passkeys {
   /** The confirm button on that page: signs in once with the link. */
   confirmRecovery(): Promise<SignedInUser>;
   signOut(): Promise<void>;
+  /**
+   * Right after a password sign-in (the host called `notePasswordSignIn`): makes a passkey without
+   * a prompt where the browser has conditional create, and tells the host of it. Never prompts.
+   */
+  upgrade(options?: { nickname?: string }): Promise<UpgradeOutcome>;
+  /** What the browser says it can do (`PublicKeyCredential.getClientCapabilities()`); empty where it cannot say. */
+  capabilities(): Promise<Record<string, boolean>>;
 }
 
 // The WebAuthn Signal API (Chromium 132+); feature-detected, never required.
@@ -156,6 +182,7 @@ function clearFragment(): void {
 export async function createPasskeys(options: { configUrl?: string; rpId?: string } = {}): Promise<Passkeys> {
   const config = (await (await fetch(options.configUrl ?? '/passwordless-config', { credentials: 'same-origin' })).json()) as PasskeysConfig;
   const rpId = options.rpId ?? location.hostname;
+  const publicApi = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
   const client = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey, rpid: rpId });
   // Ceremonies that carry extensions run here rather than in the published client (see extensionCeremonies).
   const ceremonies: CeremonyConfig = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
@@ -252,6 +279,21 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return undefined;
   }
 
+  /** `signIn({mediation: 'immediate'})`: see SignInOptions.mediation. */
+  async function immediateSignIn(alias: string | undefined): Promise<SignedInUser> {
+    if (!(await clientCapabilities()).immediateGet) return (await passkeySignIn(alias)).user;
+    const result = await immediateAssertion(publicApi, alias);
+    if ('noPasskey' in result) {
+      throw new PasskeyError({ from: 'client', errorCode: 'no_passkey_on_device', title: 'There is no passkey for this site on this device.', detail: `The browser answered ${result.noPasskey}.` });
+    }
+    try {
+      return await login(tokenOf('token' in result ? { token: result.token } : { error: result.problem }));
+    } catch (error) {
+      await forgetIfUnknown(error);
+      throw error;
+    }
+  }
+
   function stopAutofill(): void {
     autofillRun++;
     client.abort();
@@ -302,6 +344,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     async signIn(signInOptions = {}) {
       if (signInOptions.autofill) return autofill(signInOptions);
       stopAutofill();
+      if (signInOptions.mediation === 'immediate') return immediateSignIn(signInOptions.alias);
       return (await passkeySignIn(signInOptions.alias)).user;
     },
 
@@ -358,5 +401,25 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       userId = undefined;
       await post('logout');
     },
+
+    async upgrade({ nickname } = {}) {
+      if (!(await clientCapabilities()).conditionalCreate) return 'unsupported';
+      if (!config.paths.upgrade) return 'not-offered';
+      let token: string;
+      try {
+        token = (await post<{ token: string }>('upgrade')).token;
+      } catch (error) {
+        if (error instanceof PasskeyError && ['upgrade_not_offered', 'not_signed_in'].includes(error.errorCode)) return 'not-offered';
+        throw error;
+      }
+      const made = await conditionalRegistration(publicApi, token, nickname);
+      if ('declined' in made) return 'declined';
+      if ('problem' in made) throw new PasskeyError(made.problem);
+      // The host hears of the new passkey, as of any other (onPasskeyAdded).
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
+      return 'created';
+    },
+
+    capabilities: clientCapabilities,
   };
 }

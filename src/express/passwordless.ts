@@ -23,6 +23,8 @@ import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './rou
 import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
 import { stepUpRoute } from './routes/stepUp';
+import { upgradeRoute } from './routes/upgrade';
+import { notePasswordSignInFor } from './notePasswordSignIn';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
@@ -55,6 +57,8 @@ export interface PasswordlessPaths {
   config: string | null;
   /** What `passwordless-selfhost doctor --url` asks; answers only a caller holding the ApiSecret. */
   doctor: string | null;
+  /** Right after a password sign-in (`notePasswordSignIn`): a token for the automatic passkey upgrade (a conditional create). */
+  upgrade: string | null;
 }
 
 export const DEFAULT_PATHS: PasswordlessPaths = {
@@ -72,6 +76,7 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   confirmRecovery: '/passwordless-recover/confirm',
   config: '/passwordless-config',
   doctor: '/passwordless-doctor',
+  upgrade: '/passwordless-upgrade',
 };
 
 export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
@@ -191,6 +196,12 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
    * `rpId`: the pages' RP ID (default: the first origin's host).
    */
   doctor(options?: { url?: string; rpId?: string }): Promise<DoctorCheck[]>;
+  /**
+   * Call right after the host's own password sign-in (after `req.logIn`): notes that the signed-in
+   * user proved their password now, so that the page may ask for the automatic passkey upgrade
+   * (`POST /passwordless-upgrade`) within `freshSessionSeconds`, once.
+   */
+  notePasswordSignIn(req: Request): void;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
@@ -352,6 +363,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
+  post(paths.upgrade, 'account', upgradeRoute(ctx));
   if (recovery) {
     post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
@@ -392,5 +404,6 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const doctor = (check: { url?: string; rpId?: string } = {}) =>
     runDoctor({ settings, ...check, mailedLinks: { verifyEmail: Boolean(verifyEmail), recovery: Boolean(recovery) }, doctorPath: paths.doctor ?? undefined });
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, doctor });
+  const notePasswordSignIn = notePasswordSignInFor(userIdOf, now);
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, doctor, notePasswordSignIn });
 }

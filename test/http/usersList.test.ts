@@ -48,6 +48,7 @@ async function seedUsers(svc: TestService, app: TestApp, count: number): Promise
           lastUsedDay: utcDayOf(now),
           prfSalt: null,
           prfEnabled: null,
+          madeByUpgrade: false,
         },
         aliases: i % 3 === 0 ? [{ aliasHash: `hash-${userId}`, plaintext: `${userId}@example.com` }] : undefined,
       }),

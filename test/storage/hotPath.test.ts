@@ -228,6 +228,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       lastUsedDay: utcDayOf(T0 + MINUTE),
       prfSalt: 'cd'.repeat(32),
       prfEnabled: null,
+      madeByUpgrade: false,
       ...overrides,
     });
     const register = (userId: string, options: { aliases?: { aliasHash: string; plaintext: string | null }[]; credential?: Partial<StoredCredential> } = {}) =>
@@ -256,7 +257,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
 
     it('reads a credential Prisma wrote with every column', async () => {
-      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', prfSalt: 'ef'.repeat(32), prfEnabled: true });
+      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', prfSalt: 'ef'.repeat(32), prfEnabled: true, madeByUpgrade: true });
       await store.db.credential.create({ data: row });
       expect(await store.queries.listCredentials(tenant, 'user-1')).toEqual([
         {
@@ -282,6 +283,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
           lastUsedDay: row.lastUsedDay,
           prfSalt: 'ef'.repeat(32),
           prfEnabled: true,
+          madeByUpgrade: true,
         },
       ]);
     });

@@ -220,6 +220,7 @@ const MODELS: ModelCase[] = [
       lastUsedDay: 2_147_483_647,
       prfSalt: 'ab'.repeat(32),
       prfEnabled: false,
+      madeByUpgrade: true,
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
     nullable: ['isDiscoverable', 'prfSalt', 'prfEnabled'],

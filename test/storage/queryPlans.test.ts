@@ -58,6 +58,7 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     nickname: '',
     backupEligible: bool(false),
     isDiscoverable: null,
+    madeByUpgrade: bool(false),
     createdAt: encodeTime(T0),
     lastUsedAt: encodeTime(T0),
     lastUsedDay: 20_417,

@@ -28,6 +28,7 @@ import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf 
 import { passkeyName } from '../../core/passkeyName';
 import { registrationExtensionInputs, registrationExtensionsSchema } from '../../webauthn/passkeyExtensions';
 import { newPrfSalt } from '../../webauthn/prfSalt';
+import { conditionalCreateAllowed } from './conditionalCreateAllowed';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -74,6 +75,12 @@ export const registerTokenSchema = ciObject({
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
   /** Ours: the WebAuthn extensions register/begin asks the browser for (prf, largeBlob, credProps). */
   extensions: z.preprocess(emptyToUndefined, registrationExtensionsSchema.optional()),
+  /**
+   * Ours (issue 35): the token is for the automatic upgrade after a password sign-in, and its
+   * ceremony may be begun as a conditional create, whose passkey may lack the user-present flag.
+   * Carried inside the token's MAC.
+   */
+  upgrade: z.preprocess(emptyToUndefined, looseBoolean().optional()),
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
@@ -91,6 +98,8 @@ const registerTokenPayloadSchema = tokenPayload({
   hints: z.array(z.string()),
   // Absent in tokens issued before extensions existed: the default (credProps only).
   extensions: registrationExtensionsSchema.optional(),
+  /** An upgrade token (see registerTokenSchema); absent in tokens issued before it existed. */
+  upgrade: z.boolean().optional(),
 });
 export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
@@ -98,6 +107,11 @@ export const registerBeginSchema = ciObject({
   token: looseString().nullish(),
   origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
   rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+  /**
+   * Ours (issue 35): `conditional` begins the ceremony as a conditional create
+   * (`navigator.credentials.create({mediation: 'conditional'})`); only an upgrade token may.
+   */
+  mediation: z.preprocess(emptyToUndefined, ciEnum(['conditional']).optional()),
 });
 
 export const registerCompleteSchema = ciObject({
@@ -202,6 +216,7 @@ export class RegistrationService {
       aliasHashing: input.aliasHashing ?? true,
       hints: input.hints ?? [],
       ...(input.extensions && Object.keys(input.extensions).length > 0 ? { extensions: input.extensions } : {}),
+      ...(input.upgrade ? { upgrade: true } : {}),
     };
     const token = await this.tokens.issue('register', payload);
     this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
@@ -213,6 +228,7 @@ export class RegistrationService {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
+    const conditional = conditionalCreateAllowed(input.mediation, registration.upgrade === true);
     const registerTokenId = registerTokenIdOf(input.token as string);
     // Both reads at once (on PostgreSQL they leave in one write).
     const [, existing] = await Promise.all([
@@ -236,6 +252,8 @@ export class RegistrationService {
       aliasHashing: registration.aliasHashing,
       registerTokenId,
       registerTokenExp: registration.exp,
+      // Inside the session's MAC: complete may skip the user-present check only for this ceremony.
+      ...(conditional ? { conditional: true } : {}),
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -275,6 +293,9 @@ export class RegistrationService {
       verification = await verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
         ...expectationsOf(session),
+        // A conditional create (an upgrade token's, begun as one) may be made without the user
+        // present; every other registration needs them. User verification is unchanged.
+        requireUserPresence: session.conditional !== true,
         supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
       });
     } catch (error) {
@@ -323,6 +344,7 @@ export class RegistrationService {
         // Every passkey gets its salt, asked for PRF or not: a sign-in configuration may ask later.
         prfSalt: newPrfSalt(),
         prfEnabled: typeof prfEnabled === 'boolean' ? prfEnabled : null,
+        madeByUpgrade: session.conditional === true,
       },
       aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.
@@ -340,6 +362,7 @@ export class RegistrationService {
         rpId: session.rpId,
         origin: session.origin,
         createdAt: new Date(now).toISOString(),
+        upgrade: session.conditional === true,
       },
     };
     // One unit (see RegistrationRepository.store): the passkey, the user's aliases and row, the

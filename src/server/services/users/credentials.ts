@@ -51,6 +51,8 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
     isDiscoverable: c.isDiscoverable,
     prfEnabled: c.prfEnabled,
     authenticatorName: nameOf(aaGuid),
+    /** Ours (issue 35): made by the automatic upgrade after a password sign-in (a conditional create). */
+    upgrade: c.madeByUpgrade,
   };
 }
 

@@ -130,6 +130,8 @@ export interface StoredCredential extends HotCredential {
   prfSalt: string | null;
   /** The registration's `prf.enabled` client extension result; null when not reported. */
   prfEnabled: boolean | null;
+  /** Made by the automatic upgrade after a password sign-in (a conditional create). */
+  madeByUpgrade: boolean;
 }
 
 export interface UserCapacity {

@@ -37,6 +37,7 @@ export function queriesOn(driver: SqlDriver): Queries {
     lastUsedAt: codec.timeOf(row.lastUsedAt),
     prfSalt: (row.prfSalt as string | null) ?? null,
     prfEnabled: row.prfEnabled === null || row.prfEnabled === undefined ? null : codec.boolOf(row.prfEnabled),
+    madeByUpgrade: codec.boolOf(row.madeByUpgrade),
   });
 
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[]): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, codec)];

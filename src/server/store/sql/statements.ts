@@ -58,7 +58,8 @@ export const STATEMENTS = {
   listCredentials: {
     kind: 'read',
     sql: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "attestationFmt", "aaGuid", "transports", "rpid", "origin",
-        "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay", "prfSalt", "prfEnabled"
+        "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay", "prfSalt", "prfEnabled",
+        "madeByUpgrade"
       FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "createdAt", "descriptorId"`,
   },
   userCapacity: {
@@ -304,10 +305,10 @@ export const STATEMENTS = {
     kind: 'write',
     sql: `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "attestationFmt", "aaGuid",
         "transports", "rpid", "origin", "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay",
-        "prfSalt", "prfEnabled")
+        "prfSalt", "prfEnabled", "madeByUpgrade")
       VALUES (@tenant, @descriptorId, @userId, @userHandle, @publicKey, @signatureCounter, @attestationFmt, @aaGuid,
         @transports, @rpid, @origin, @country, @device, @nickname, @backupEligible, @backupState, @isDiscoverable, @uvInitialized, @createdAt, @lastUsedAt, @lastUsedDay,
-        @prfSalt, @prfEnabled)`,
+        @prfSalt, @prfEnabled, @madeByUpgrade)`,
   },
   /** The user's row locked (created if new) with their new number of aliases. */
   setUserAliasCount: {

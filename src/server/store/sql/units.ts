@@ -59,6 +59,7 @@ export function registrationSteps({ tenant, credential: c, aliases, redeemedToke
       lastUsedDay: c.lastUsedDay,
       prfSalt: c.prfSalt,
       prfEnabled: c.prfEnabled === null ? null : encoding.bool(c.prfEnabled),
+      madeByUpgrade: encoding.bool(c.madeByUpgrade),
     }),
     ...webhookDeliverySteps(webhookDeliveries, encoding),
   ];
