@@ -54,6 +54,11 @@ const USAGE = `Usage: passwordless-selfhost <command>
   token-keys rewrap                       store every token key and webhook secret wrapped with
                                           TOKEN_KEY_ENCRYPTION_KEY (plain ones, and ones wrapped
                                           with _PREVIOUS); see docs/security.md
+  doctor [--url <https://app.example.com>] [--rp-id <domain>] [--no-verify-email] [--recovery]
+                                          check a deployment from outside with the middleware's
+                                          settings (Passwordless__* or --api-url, --api-key,
+                                          --api-secret, --origins, --public-url): one line per
+                                          check, each failure with its fix; exit code 1 on any
   generate-key management|token-encryption|metrics|backup-mac
                                           print a fresh random value for MANAGEMENT_KEY,
                                           TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN or BACKUP_MAC_KEY
@@ -330,6 +335,11 @@ async function main(argv: string[]): Promise<void> {
       return generateKey(rest);
     case 'token-keys':
       return tokenKeys(rest);
+    case 'doctor': {
+      const { doctorCommand } = await import('./doctorCommand');
+      if (!(await doctorCommand(rest))) process.exitCode = 1;
+      return;
+    }
     case 'help':
     case '--help':
     case '-h':

@@ -9,13 +9,19 @@
  * package through a bundler. ESM, no dependency beyond the published client.
  */
 import { Client, isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
+import { registrationCeremony, signInCeremony, type CeremonyConfig, type ClientExtensionResults } from './extensionCeremonies.js';
+import { clientCapabilities } from './capabilities.js';
+import { conditionalRegistration } from './conditionalRegistration.js';
+import { immediateAssertion } from './immediateAssertion.js';
+
+export type { ClientExtensionResults } from './extensionCeremonies.js';
 
 /** What `GET /passwordless-config` answers (the middleware's `exposeConfig`). */
 export interface PasskeysConfig {
   apiUrl: string;
   apiKey: string;
   /** Where each of the middleware's routes is mounted. */
-  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery', string>>;
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery' | 'upgrade', string>>;
   /** How often an autofill request is restarted, before its challenge expires. */
   autofillRestartSeconds: number;
 }
@@ -47,6 +53,8 @@ export interface Passkey {
   lastUsedAt: string;
   synced: boolean;
   device: string;
+  /** Supports the PRF extension, as its registration reported; null when not reported. */
+  prfEnabled: boolean | null;
 }
 
 export interface PasskeyList {
@@ -72,20 +80,43 @@ export interface SignInOptions {
   onSignedIn?(user: SignedInUser): void;
   /** Autofill: told of a failed attempt (the request is restarted unless the failure is final). */
   onError?(error: PasskeyError): void;
+  /**
+   * `'immediate'`: where the browser reports `immediateGet`, ask without showing anything: resolves
+   * signed in when a passkey for this site is on the device, else rejects at once with
+   * `PasskeyError` `no_passkey_on_device` (show the password form). Where the browser lacks it, the
+   * usual (modal) request.
+   */
+  mediation?: 'immediate';
 }
+
+/**
+ * How `upgrade()` ended: `created` (a passkey was made silently and the host told), `unsupported`
+ * (the browser has no conditional create: offer a button that calls `addPasskey()` instead),
+ * `not-offered` (the host offers none: no fresh password sign-in in this session, or it was spent),
+ * `declined` (the browser made none: its password manager did not vouch for this sign-in, or a
+ * passkey of this user's is already on the device).
+ */
+export type UpgradeOutcome = 'created' | 'unsupported' | 'not-offered' | 'declined';
 
 export interface Passkeys {
   /** Starts a sign-up: `{verificationSent: true}` when the site mails a link first, else the passkey is made and the user signed in. */
-  signUp(input: { email: string; username: string; displayName?: string }): Promise<{ verificationSent: true } | { user: SignedInUser }>;
+  signUp(input: { email: string; username: string; displayName?: string }): Promise<{ verificationSent: true } | { user: SignedInUser; extensions: ClientExtensionResults }>;
   /** On the page a sign-up link opened: makes the passkey and signs in; undefined when the page was not opened from one. */
   finishSignUp(): Promise<SignedInUser | undefined>;
   signIn(options?: SignInOptions): Promise<SignedInUser | undefined>;
+  /**
+   * A sign-in (by alias, else discoverable) that also hands the page the browser's client extension
+   * results: `extensions.prf.results.first` (an ArrayBuffer) when the site's sign-in configuration
+   * asks for PRF and the passkey has it. PRF needs the alias: the service's salts are per passkey.
+   * The service never receives the PRF outputs.
+   */
+  signInWithExtensions(options?: { alias?: string }): Promise<{ user: SignedInUser; extensions: ClientExtensionResults }>;
   /** Ends a waiting autofill request. */
   stopAutofill(): void;
   /** Confirms it is the signed-in user, with their passkey, for `purpose` (default `step-up`). */
-  stepUp(options?: { purpose?: string }): Promise<void>;
+  stepUp(options?: { purpose?: string }): Promise<{ extensions: ClientExtensionResults }>;
   /** Makes another passkey for the signed-in user (after a step-up with a passkey they have, when the server asks for one), and tells the host of it. */
-  addPasskey(options?: { nickname?: string }): Promise<void>;
+  addPasskey(options?: { nickname?: string }): Promise<{ extensions: ClientExtensionResults }>;
   passkeys(): Promise<PasskeyList>;
   renamePasskey(id: string, name: string): Promise<void>;
   /** Deletes a passkey; a step-up it needs runs by itself, through the user's passkey. */
@@ -102,6 +133,13 @@ export interface Passkeys {
   /** The confirm button on that page: signs in once with the link. */
   confirmRecovery(): Promise<SignedInUser>;
   signOut(): Promise<void>;
+  /**
+   * Right after a password sign-in (the host called `notePasswordSignIn`): makes a passkey without
+   * a prompt where the browser has conditional create, and tells the host of it. Never prompts.
+   */
+  upgrade(options?: { nickname?: string }): Promise<UpgradeOutcome>;
+  /** What the browser says it can do (`PublicKeyCredential.getClientCapabilities()`); empty where it cannot say. */
+  capabilities(): Promise<Record<string, boolean>>;
 }
 
 // The WebAuthn Signal API (Chromium 132+); feature-detected, never required.
@@ -144,7 +182,10 @@ function clearFragment(): void {
 export async function createPasskeys(options: { configUrl?: string; rpId?: string } = {}): Promise<Passkeys> {
   const config = (await (await fetch(options.configUrl ?? '/passwordless-config', { credentials: 'same-origin' })).json()) as PasskeysConfig;
   const rpId = options.rpId ?? location.hostname;
+  const publicApi = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
   const client = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey, rpid: rpId });
+  // Ceremonies that carry extensions run here rather than in the published client (see extensionCeremonies).
+  const ceremonies: CeremonyConfig = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
   let autofillRun = 0;
   let userId: string | undefined;
 
@@ -188,9 +229,11 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return current;
   }
 
-  async function passkeySignIn(method: () => Promise<{ token?: string; error?: ProblemDetails }>): Promise<SignedInUser> {
+  async function passkeySignIn(alias: string | undefined): Promise<{ user: SignedInUser; extensions: ClientExtensionResults }> {
     try {
-      return await login(tokenOf(await method()));
+      const result = await signInCeremony(ceremonies, alias ? { alias } : {});
+      const user = await login(tokenOf(result as { token?: string; error?: ProblemDetails }));
+      return { user, extensions: result.extensions ?? {} };
     } catch (error) {
       await forgetIfUnknown(error);
       throw error;
@@ -236,15 +279,38 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return undefined;
   }
 
+  /** `signIn({mediation: 'immediate'})`: see SignInOptions.mediation. */
+  async function immediateSignIn(alias: string | undefined): Promise<SignedInUser> {
+    if (!(await clientCapabilities()).immediateGet) return (await passkeySignIn(alias)).user;
+    const result = await immediateAssertion(publicApi, alias);
+    if ('noPasskey' in result) {
+      throw new PasskeyError({ from: 'client', errorCode: 'no_passkey_on_device', title: 'There is no passkey for this site on this device.', detail: `The browser answered ${result.noPasskey}.` });
+    }
+    try {
+      return await login(tokenOf('token' in result ? { token: result.token } : { error: result.problem }));
+    } catch (error) {
+      await forgetIfUnknown(error);
+      throw error;
+    }
+  }
+
   function stopAutofill(): void {
     autofillRun++;
     client.abort();
   }
 
-  async function stepUp({ purpose = 'step-up' }: { purpose?: string } = {}): Promise<void> {
+  async function stepUp({ purpose = 'step-up' }: { purpose?: string } = {}): Promise<{ extensions: ClientExtensionResults }> {
     const id = userId ?? (await list()).user.userId;
-    const token = tokenOf(await client.stepup({ signinMethod: { userId: id }, purpose }));
+    const result = await signInCeremony(ceremonies, { userId: id }, { purpose });
+    const token = tokenOf(result as { token?: string; error?: ProblemDetails });
     await post('stepUp', { token, purpose });
+    return { extensions: result.extensions ?? {} };
+  }
+
+  /** Makes the passkey a register token is for; the token and the browser's extension results. */
+  async function register(token: string, nickname?: string): Promise<{ token: string; extensions: ClientExtensionResults }> {
+    const result = await registrationCeremony(ceremonies, token, nickname);
+    return { token: tokenOf(result as { token?: string; error?: ProblemDetails }), extensions: result.extensions ?? {} };
   }
 
   /** Runs `action`; if the middleware asks for a step-up first, runs the step-up it names and `action` once more. */
@@ -262,8 +328,8 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     async signUp(input) {
       const answer = await post<{ token?: string; verificationSent?: true }>('register', input);
       if (answer.verificationSent) return { verificationSent: true };
-      const user = await login(tokenOf(await client.register(answer.token!, input.email)));
-      return { user };
+      const made = await register(answer.token!, input.email);
+      return { user: await login(made.token), extensions: made.extensions };
     },
 
     async finishSignUp() {
@@ -272,14 +338,19 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       if (!signup) return undefined;
       clearFragment();
       const { token, email } = await post<{ token: string; email: string }>('verifyEmail', { signup, token: values.get('token') });
-      return login(tokenOf(await client.register(token, email)));
+      return login((await register(token, email)).token);
     },
 
     async signIn(signInOptions = {}) {
       if (signInOptions.autofill) return autofill(signInOptions);
       stopAutofill();
-      const alias = signInOptions.alias;
-      return passkeySignIn(() => (alias ? client.signinWithAlias(alias) : client.signinWithDiscoverable()));
+      if (signInOptions.mediation === 'immediate') return immediateSignIn(signInOptions.alias);
+      return (await passkeySignIn(signInOptions.alias)).user;
+    },
+
+    async signInWithExtensions(signInOptions = {}) {
+      stopAutofill();
+      return passkeySignIn(signInOptions.alias);
     },
 
     stopAutofill,
@@ -287,10 +358,11 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
 
     async addPasskey({ nickname } = {}) {
       const { token } = await stepUpWhenAsked(() => post<{ token: string }>('addCredential', {}));
-      const made = tokenOf(await client.register(token, nickname));
+      const made = await register(token, nickname);
       // The host hears of the new passkey (and may mail the user about it).
-      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made });
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
       await list();
+      return { extensions: made.extensions };
     },
 
     passkeys: list,
@@ -329,5 +401,25 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       userId = undefined;
       await post('logout');
     },
+
+    async upgrade({ nickname } = {}) {
+      if (!(await clientCapabilities()).conditionalCreate) return 'unsupported';
+      if (!config.paths.upgrade) return 'not-offered';
+      let token: string;
+      try {
+        token = (await post<{ token: string }>('upgrade')).token;
+      } catch (error) {
+        if (error instanceof PasskeyError && ['upgrade_not_offered', 'not_signed_in'].includes(error.errorCode)) return 'not-offered';
+        throw error;
+      }
+      const made = await conditionalRegistration(publicApi, token, nickname);
+      if ('declined' in made) return 'declined';
+      if ('problem' in made) throw new PasskeyError(made.problem);
+      // The host hears of the new passkey, as of any other (onPasskeyAdded).
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
+      return 'created';
+    },
+
+    capabilities: clientCapabilities,
   };
 }

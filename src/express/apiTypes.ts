@@ -21,6 +21,10 @@ export interface RegisterOptions {
   aliases?: string[];
   aliasHashing?: boolean;
   hints?: ('security-key' | 'client-device' | 'hybrid')[];
+  /** The WebAuthn extensions the registration asks the browser for (an extension of this service). */
+  extensions?: { prf?: boolean; largeBlob?: 'required' | 'preferred'; credProps?: boolean };
+  /** Ours (issue 35): a token for the automatic upgrade, which the browser may begin as a conditional create. */
+  upgrade?: boolean;
 }
 
 /** `POST /signin/verify`: what a valid token proves. */
@@ -63,9 +67,13 @@ export interface Credential {
   backupState: boolean;
   isBackupEligible: boolean;
   isDiscoverable: boolean | null;
+  /** Whether the passkey supports PRF, as its registration reported (an extension of this service); null when not reported. */
+  prfEnabled?: boolean | null;
   /** The authenticator's or passkey provider's name, from its AAGUID (an extension of this service); null when unknown. */
   /** The authenticator's or passkey provider's name (FIDO metadata, else its AAGUID in the bundled list); null when unknown. */
   authenticatorName?: string | null;
+  /** Ours (issue 35): made by the automatic upgrade after a password sign-in (a conditional create). */
+  upgrade?: boolean;
 }
 
 /** One element of `/authenticators/list`. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
 
@@ -16,14 +16,16 @@ function browserModuleFile(): string {
 }
 
 /**
- * `GET <prefix>/passwordless.mjs` (the browser module) and `GET <prefix>/passwordless-client.mjs`
- * (the published client it wraps), so that a host page can `import` them without a bundler. The
- * module names the client by its package name, which a browser cannot resolve: as served here, it
- * imports the client from beside itself instead. Both are read once.
+ * `GET <prefix>/passwordless.mjs` (the browser module), the modules it imports from beside itself
+ * (`<prefix>/<name>.js`), and `GET <prefix>/passwordless-client.mjs` (the published client it
+ * wraps), so that a host page can `import` them without a bundler. The module names the client by
+ * its package name, which a browser cannot resolve: as served here, it imports the client from
+ * beside itself instead. All are read once.
  */
 export function browserModuleRoutes(prefix: string): Router {
   const base = prefix.replace(/\/+$/, '');
-  const module = readFileSync(browserModuleFile(), 'utf8').replace(/(from\s*['"])@passwordlessdev\/passwordless-client(['"])/g, '$1./passwordless-client.mjs$2');
+  const entry = browserModuleFile();
+  const served = (file: string) => readFileSync(file, 'utf8').replace(/(from\s*['"])@passwordlessdev\/passwordless-client(['"])/g, '$1./passwordless-client.mjs$2');
   const client = readFileSync(publishedClientFile(), 'utf8');
   const router = Router();
   const serve = (body: string) => (_req: unknown, res: import('express').Response) => {
@@ -32,7 +34,10 @@ export function browserModuleRoutes(prefix: string): Router {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.send(body);
   };
-  router.get(`${base}/passwordless.mjs`, serve(module));
+  router.get(`${base}/passwordless.mjs`, serve(served(entry)));
+  for (const name of readdirSync(dirname(entry)).filter((file) => file.endsWith('.js') && file !== 'index.js')) {
+    router.get(`${base}/${name}`, serve(served(join(dirname(entry), name))));
+  }
   router.get(`${base}/passwordless-client.mjs`, serve(client));
   return router;
 }

@@ -16,6 +16,7 @@ const HOST_ERRORS = {
   sign_in_failed: { status: 401, title: 'The sign-in could not be completed.' },
   cross_site_request: { status: 403, title: 'Cross-site requests are not accepted here.' },
   passkey_too_new: { status: 403, title: 'This passkey is too new to confirm it is you.' },
+  upgrade_not_offered: { status: 403, title: 'A passkey upgrade is offered only right after a password sign-in.' },
   challenge_failed: { status: 403, title: 'The sign-up challenge was not passed.' },
   user_exists: { status: 409, title: 'A user with this email address already exists.' },
   last_passkey: { status: 409, title: 'This is your last passkey: add another one before you delete it.' },

@@ -13,5 +13,7 @@ export type { PasskeyAddedEvent, PasskeyEvent, PasskeyEventPasskey } from './pas
 export { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage, type MailWindowUsage, type MailKind } from './mailBudget';
 export { DEFAULT_THROTTLE, type ThrottleSettings } from './throttle';
 export type { HostLogger, PassportLike } from './routes/context';
+export { runDoctor, type DoctorOptions, type DoctorSettings } from './doctor/runDoctor';
+export type { DoctorCheck } from './doctor/doctorCheck';
 export type { ProblemBody } from '../shared/problem';
 export type * from './apiTypes';

@@ -13,6 +13,9 @@ import { passkeyHooks, type PasskeyHookOptions } from './passkeyHooks';
 import { refuseOtherSites, requireJsonRequest } from './requestGuards';
 import { addCredentialCompleteRoute, addCredentialRoute } from './routes/addCredential';
 import { configRoute } from './routes/config';
+import { doctorRoute } from './routes/doctor';
+import { runDoctor } from './doctor/runDoctor';
+import type { DoctorCheck } from './doctor/doctorCheck';
 import type { HostLogger, PassportLike, RouteContext } from './routes/context';
 import { loginRoute } from './routes/login';
 import { logoutRoute } from './routes/logout';
@@ -20,6 +23,8 @@ import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './rou
 import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
 import { stepUpRoute } from './routes/stepUp';
+import { upgradeRoute } from './routes/upgrade';
+import { notePasswordSignInFor } from './notePasswordSignIn';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
@@ -50,6 +55,10 @@ export interface PasswordlessPaths {
   confirmRecovery: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
+  /** What `passwordless-selfhost doctor --url` asks; answers only a caller holding the ApiSecret. */
+  doctor: string | null;
+  /** Right after a password sign-in (`notePasswordSignIn`): a token for the automatic passkey upgrade (a conditional create). */
+  upgrade: string | null;
 }
 
 export const DEFAULT_PATHS: PasswordlessPaths = {
@@ -66,6 +75,8 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   recover: '/passwordless-recover',
   confirmRecovery: '/passwordless-recover/confirm',
   config: '/passwordless-config',
+  doctor: '/passwordless-doctor',
+  upgrade: '/passwordless-upgrade',
 };
 
 export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
@@ -179,6 +190,18 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   handleErrors: ErrorRequestHandler;
   /** The host-wide mail budget's counts this hour and day (zeros without a budget). */
   mailUsage(): Promise<MailUsage>;
+  /**
+   * Checks the deployment as `passwordless-selfhost doctor` does, with these settings: one check
+   * per entry, each failure with its fix. `url`: the public URL to reach this host through;
+   * `rpId`: the pages' RP ID (default: the first origin's host).
+   */
+  doctor(options?: { url?: string; rpId?: string }): Promise<DoctorCheck[]>;
+  /**
+   * Call right after the host's own password sign-in (after `req.logIn`): notes that the signed-in
+   * user proved their password now, so that the page may ask for the automatic passkey upgrade
+   * (`POST /passwordless-upgrade`) within `freshSessionSeconds`, once.
+   */
+  notePasswordSignIn(req: Request): void;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
@@ -247,7 +270,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     types: new Set(['passkey_signin', ...(options.signInAfterRegister === false ? [] : ['passkey_register' as const])]),
     purposes: options.purposes ?? ['sign-in'],
     expectedOrigins: site.origins,
-    onRefused: (refusal, req) => warn({ ...refusal, expectedOrigins: site.origins(req), path: req.path }, 'passwordless: a sign-in token was not accepted'),
+    onRefused: (refusal, req) => warn({ expectedOrigins: site.origins(req), ...refusal, path: req.path }, 'passwordless: a sign-in token was not accepted'),
   };
   const signUp = { users, client, findUser, userIdOf, emailAsAlias, aliasHashing: settings.register.aliasHashing, logger, now };
   const strategy = new PasswordlessStrategy<U>(
@@ -340,6 +363,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
+  post(paths.upgrade, 'account', upgradeRoute(ctx));
   if (recovery) {
     post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
@@ -349,6 +373,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   if (relatedOrigins) router.get('/.well-known/webauthn', relatedOriginsRoute(relatedOrigins));
   if (options.serveBrowserModule) router.use(browserModuleRoutes(options.serveBrowserModule === true ? '/passwordless-browser' : options.serveBrowserModule));
   if (options.exposeConfig && paths.config !== null) router.get(paths.config, configRoute(ctx));
+  get(paths.doctor, undefined, doctorRoute(settings.apiSecret, site, now));
 
   const answer = (error: unknown, req: Request, res: Response) => {
     const { problem, log } = problemOf(error);
@@ -376,5 +401,9 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     return { hour: none, day: none };
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage });
+  const doctor = (check: { url?: string; rpId?: string } = {}) =>
+    runDoctor({ settings, ...check, mailedLinks: { verifyEmail: Boolean(verifyEmail), recovery: Boolean(recovery) }, doctorPath: paths.doctor ?? undefined });
+
+  const notePasswordSignIn = notePasswordSignInFor(userIdOf, now);
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, doctor, notePasswordSignIn });
 }

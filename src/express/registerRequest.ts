@@ -21,5 +21,6 @@ export function registerRequest(
     expiresAt: new Date(now + settings.expirationSeconds * 1000),
     aliases: user.aliases,
     aliasHashing: settings.aliasHashing,
+    ...(settings.prf ? { extensions: { prf: true } } : {}),
   };
 }

@@ -14,6 +14,8 @@ export interface SessionValues {
   passwordlessSignIn?: { userId: string; via: SignInWay; at: number; provenAt: number; credentialId?: string };
   /** When the signed-in user last stepped up, per purpose, and with which passkey (epoch ms, credential id). */
   passwordlessStepUps?: Record<string, { userId: string; at: number; credentialId?: string }>;
+  /** The host's own password sign-in of `userId`, by the host's clock (see passwordSignIn.ts); spent by the upgrade it offers. */
+  passwordlessPasswordSignIn?: { userId: string; at: number };
 }
 
 /** The request's session, typed for the middleware's own values; undefined without express-session. */

@@ -28,6 +28,8 @@ export interface PasswordlessSettingsInput {
     expiration?: string;
     discoverable?: boolean | string;
     userVerification?: string;
+    /** Ask new passkeys for the PRF extension (`prf.enabled` is then recorded and listed); default false. */
+    prf?: boolean | string;
   };
 }
 
@@ -38,6 +40,7 @@ export interface RegisterSettings {
   expirationSeconds: number;
   discoverable: boolean;
   userVerification: UserVerification;
+  prf: boolean;
 }
 
 export interface PasswordlessSettings {
@@ -78,6 +81,7 @@ const SETTINGS = [
   'Register__Expiration',
   'Register__Discoverable',
   'Register__UserVerification',
+  'Register__Prf',
 ] as const;
 type SettingName = (typeof SETTINGS)[number];
 
@@ -252,6 +256,7 @@ export function resolveSettings(options: PasswordlessSettingsInput = {}, env: No
     expirationSeconds: expiration(found),
     discoverable: flag(found, 'Register__Discoverable', true),
     userVerification: oneOf(found, 'Register__UserVerification', [...USER_VERIFICATIONS].sort(), 'preferred'),
+    prf: flag(found, 'Register__Prf', false),
   };
   const site = siteAddress(found);
   const settings = {

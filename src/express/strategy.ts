@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { Strategy as CustomStrategy } from 'passport-custom';
+import { explainOriginRefusal, type OriginRefusalCause } from '../shared/explainOriginRefusal';
 import type { ProblemBody } from '../shared/problem';
 import type { VerifyTokenType } from '../shared/tokens';
 import type { VerifiedUser } from './apiTypes';
@@ -20,6 +21,10 @@ export interface TokenRefusal {
   type: VerifyTokenType;
   origin: string | null;
   purpose: string | null;
+  /** For an origin refusal: the host's origins, the likely cause, and what to change (for the log only). */
+  expectedOrigins?: readonly string[];
+  cause?: OriginRefusalCause;
+  hint?: string;
 }
 
 export interface PasswordlessStrategyOptions {
@@ -73,7 +78,15 @@ function refusalOf(verified: VerifiedUser, req: Request, accept: TokenAcceptance
   const refuse = (reason: TokenRefusal['reason']): TokenRefusal => ({ reason, type: verified.type, origin: verified.origin, purpose: verified.purpose });
   if (!accept.types.has(verified.type)) return refuse('type');
   if (PURPOSED_TYPES.has(verified.type) && !accept.purposes.includes(verified.purpose ?? 'sign-in')) return refuse('purpose');
-  if (CEREMONY_TYPES.has(verified.type) && (verified.origin === null || !accept.expectedOrigins(req).includes(verified.origin))) return refuse('origin');
+  if (CEREMONY_TYPES.has(verified.type)) {
+    const expectedOrigins = accept.expectedOrigins(req);
+    if (verified.origin === null || !expectedOrigins.includes(verified.origin)) {
+      // How the request reached Express tells a proxy without `trust proxy` apart: read for the log, never used to decide.
+      const request = { protocol: req.protocol, forwardedProto: req.get('x-forwarded-proto') };
+      const { cause, hint } = explainOriginRefusal({ expected: expectedOrigins, received: verified.origin, request, setting: 'Passwordless__Origins' });
+      return { ...refuse('origin'), expectedOrigins, cause, hint };
+    }
+  }
   return undefined;
 }
 

@@ -108,6 +108,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req: Request, res, _next) => {
     const problem = error instanceof ApiError ? error : (requestProblem(error) ?? storeProblem(error));
     if (problem) {
+      if (problem.logged) logger.warn({ method: req.method, path: req.path, requestId: requestIdOf(res), ...problem.logged }, 'request refused');
       sendError(res, problem);
       return;
     }

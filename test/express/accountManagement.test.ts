@@ -46,7 +46,7 @@ describe('the signed-in user\'s passkeys', () => {
     expect(res.status).toBe(200);
     expect(res.body.user).toEqual({ userId: user.id, userHandle: Buffer.from(user.id).toString('base64url'), name: email.split('@')[0], displayName: 'Test User' });
     expect(res.body.passkeys).toEqual([
-      { id: second.credential.idB64, name: 'Phone', providerName: 'Google Password Manager', createdAt: expect.any(String), lastUsedAt: expect.any(String), synced: true, device: expect.any(String) },
+      { id: second.credential.idB64, name: 'Phone', providerName: 'Google Password Manager', createdAt: expect.any(String), lastUsedAt: expect.any(String), synced: true, device: expect.any(String), prfEnabled: null },
       expect.objectContaining({ providerName: null, synced: false }),
     ]);
     expectProblem(await supertest(h.host).get('/passwordless-passkeys'), 401, 'not_signed_in');

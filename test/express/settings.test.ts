@@ -26,7 +26,7 @@ describe('middleware settings: defaults', () => {
       signInScheme: 'Identity.Application',
       userIdClaimType: undefined,
       origins: undefined,
-      register: { aliasHashing: true, attestation: 'none', authenticatorType: 'any', expirationSeconds: 120, discoverable: true, userVerification: 'preferred' },
+      register: { aliasHashing: true, attestation: 'none', authenticatorType: 'any', expirationSeconds: 120, discoverable: true, userVerification: 'preferred', prf: false },
     });
     expect(settings.apiSecret).toBe(SECRET);
   });
@@ -68,6 +68,7 @@ describe('middleware settings: every key from the environment', () => {
         Passwordless__Register__Expiration: '1.02:03:04',
         Passwordless__Register__Discoverable: 'False',
         Passwordless__Register__UserVerification: 'Required',
+        Passwordless__Register__Prf: 'true',
       },
     );
     expect({ ...settings, register: { ...settings.register } }).toEqual({
@@ -83,6 +84,7 @@ describe('middleware settings: every key from the environment', () => {
         expirationSeconds: 86_400 + 2 * 3600 + 3 * 60 + 4,
         discoverable: false,
         userVerification: 'required',
+        prf: true,
       },
     });
   });
@@ -144,6 +146,7 @@ describe('middleware settings: the options object', () => {
       expirationSeconds: 600,
       discoverable: false,
       userVerification: 'required',
+      prf: false,
     });
   });
 });

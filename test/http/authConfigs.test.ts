@@ -4,8 +4,8 @@ import { expectProblem, expectValidationProblem, useTestService } from '../suppo
 import { providers, type TestApp, type TestService } from '../support/testService';
 
 const BUILT_INS = [
-  { purpose: 'sign-in', timeToLive: 120, userVerificationRequirement: 'preferred', createdBy: 'System', createdOn: null, editedBy: null, editedOn: null, lastUsedOn: null },
-  { purpose: 'step-up', timeToLive: 180, userVerificationRequirement: 'required', createdBy: 'System', createdOn: null, editedBy: null, editedOn: null, lastUsedOn: null },
+  { purpose: 'sign-in', timeToLive: 120, userVerificationRequirement: 'preferred', extensions: {}, createdBy: 'System', createdOn: null, editedBy: null, editedOn: null, lastUsedOn: null },
+  { purpose: 'step-up', timeToLive: 180, userVerificationRequirement: 'required', extensions: {}, createdBy: 'System', createdOn: null, editedBy: null, editedOn: null, lastUsedOn: null },
 ];
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -43,6 +43,7 @@ describe.each(providers())('authentication configurations on %s', (provider) => 
       purpose: 'Checkout_2',
       timeToLive: 93_784,
       userVerificationRequirement: 'required',
+      extensions: {},
       createdBy: 'alice',
       createdOn: ISO,
       editedBy: null,

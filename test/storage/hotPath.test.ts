@@ -61,7 +61,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     it('reads the user\'s passkeys for an allow list, most recently used first, only in its own tenant', async () => {
       const [older, newer] = [credentialRow({ lastUsedAt: new Date(T0 - MINUTE) }), credentialRow({ lastUsedAt: new Date(T0) })];
       await store.db.credential.createMany({ data: [older, newer, credentialRow({ userId: 'user-2' })] });
-      expect(await store.queries.findUserCredentials(tenant, 'user-1', 10)).toEqual([newer, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
+      expect(await store.queries.findUserCredentials(tenant, 'user-1', 10)).toEqual([newer, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports, prfSalt: null })));
       expect(await store.queries.findUserCredentials('otherapp', 'user-1', 10)).toEqual([]);
       expect(await store.queries.findUserCredentials(tenant, 'nobody', 10)).toEqual([]);
       expect(await store.queries.findUserCredentials(tenant, 'user-1', 1)).toHaveLength(1);
@@ -183,7 +183,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     const [older, newest, middle] = [used(1), used(3), used(2)];
     for (const row of [older, newest, middle]) await store.db.credential.create({ data: row });
     await store.db.credential.create({ data: credentialRow({ userId: 'user-2', userHandle: 'dXNlci0y' }) });
-    expect(await store.queries.findUserCredentials(tenant, 'user-1', 10)).toEqual([newest, middle, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports })));
+    expect(await store.queries.findUserCredentials(tenant, 'user-1', 10)).toEqual([newest, middle, older].map((c) => ({ descriptorId: c.descriptorId, transports: c.transports, prfSalt: null })));
     expect((await store.queries.findUserCredentials(tenant, 'user-1', 2)).map((c) => c.descriptorId)).toEqual([newest.descriptorId, middle.descriptorId]);
     expect(await store.queries.findUserCredentials('otherapp', 'user-1', 10)).toEqual([]);
   });
@@ -226,6 +226,9 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
       createdAt: T0,
       lastUsedAt: T0 + MINUTE,
       lastUsedDay: utcDayOf(T0 + MINUTE),
+      prfSalt: 'cd'.repeat(32),
+      prfEnabled: null,
+      madeByUpgrade: false,
       ...overrides,
     });
     const register = (userId: string, options: { aliases?: { aliasHash: string; plaintext: string | null }[]; credential?: Partial<StoredCredential> } = {}) =>
@@ -254,7 +257,7 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
     });
 
     it('reads a credential Prisma wrote with every column', async () => {
-      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd' });
+      const row = credentialRow({ isDiscoverable: false, createdAt: new Date(T0), lastUsedAt: new Date(T0 + MINUTE), country: 'SE', device: 'Safari', aaGuid: 'fbfc3007-154e-4ecc-8c0b-6e020557d7bd', prfSalt: 'ef'.repeat(32), prfEnabled: true, madeByUpgrade: true });
       await store.db.credential.create({ data: row });
       expect(await store.queries.listCredentials(tenant, 'user-1')).toEqual([
         {
@@ -278,6 +281,9 @@ describe.each(providers())('the hot path beside Prisma on %s', (provider) => {
           createdAt: T0,
           lastUsedAt: T0 + MINUTE,
           lastUsedDay: row.lastUsedDay,
+          prfSalt: 'ef'.repeat(32),
+          prfEnabled: true,
+          madeByUpgrade: true,
         },
       ]);
     });

@@ -218,9 +218,12 @@ const MODELS: ModelCase[] = [
       createdAt: T1,
       lastUsedAt: T2,
       lastUsedDay: 2_147_483_647,
+      prfSalt: 'ab'.repeat(32),
+      prfEnabled: false,
+      madeByUpgrade: true,
     }),
     key: (row) => ({ tenant_descriptorId: { tenant: row.tenant, descriptorId: row.descriptorId } }),
-    nullable: ['isDiscoverable'],
+    nullable: ['isDiscoverable', 'prfSalt', 'prfEnabled'],
   },
   {
     model: 'AppCounter',
@@ -254,6 +257,7 @@ const MODELS: ModelCase[] = [
       userVerificationRequirement: 'required',
       timeToLiveSeconds: 604800,
       hints: '["client-device"]',
+      extensions: '{"prf":true,"largeBlob":"read"}',
       createdBy: 'creator@example.com',
       createdOn: T1,
       editedBy: 'editor@example.com',
@@ -500,6 +504,28 @@ describe.each(providers())('migrations on %s', (provider) => {
       hhhh: 'register,login',
       iiii: '',
     });
+  });
+
+  it('gives every passkey stored before PRF salts existed a random salt of its own, and every configuration no extensions', async () => {
+    const before = loadMigrations(provider).filter((m) => m.name < '20261127050000');
+    await migrateWith(provider, database.url, before);
+    const credential = (id: string) =>
+      `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "rpid", "origin") VALUES ('oldapp', '${id}', 'u', 'dQ', 'pk', 'example.com', 'https://example.com')`;
+    await execute(provider, database.url, [
+      `INSERT INTO "App" ("id", "adminEmail") VALUES ('oldapp', 'owner@example.com')`,
+      credential('c1'),
+      credential('c2'),
+      `INSERT INTO "AuthConfig" ("tenant", "purpose", "createdBy") VALUES ('oldapp', 'checkout', 'alice')`,
+    ]);
+    const s = open();
+    expect(await s.migrate()).toEqual(ALL.filter((name) => name >= '20261127050000'));
+    const rows = await s.db.credential.findMany({ select: { prfSalt: true, prfEnabled: true }, orderBy: { descriptorId: 'asc' } });
+    expect(rows).toEqual([
+      { prfSalt: expect.stringMatching(/^[0-9a-f]{64}$/), prfEnabled: null },
+      { prfSalt: expect.stringMatching(/^[0-9a-f]{64}$/), prfEnabled: null },
+    ]);
+    expect(rows[0].prfSalt).not.toBe(rows[1].prfSalt);
+    expect(await s.db.authConfig.findMany({ select: { extensions: true } })).toEqual([{ extensions: '{}' }]);
   });
 
   it('gives every existing app a random decoy secret of its own', async () => {

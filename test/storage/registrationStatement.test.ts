@@ -57,6 +57,9 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
     createdAt: T0,
     lastUsedAt: T0 + 1000,
     lastUsedDay: utcDayOf(T0),
+    prfSalt: 'ab'.repeat(32),
+    prfEnabled: true,
+    madeByUpgrade: false,
     ...overrides,
   });
 
@@ -66,7 +69,8 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
     // The same token again: refused, nothing written.
     { webhookDeliveries: [], tenant, credential: passkey('alice', 'k2'), redeemedToken: { tokenId: 'register:t1', expiresAt: T0 + 60_000 } },
     // A second passkey without aliases: the aliases stay.
-    { webhookDeliveries: [], tenant, credential: passkey('alice', 'k3', { isDiscoverable: true, signatureCounter: 4_294_967_295 }) },
+    // (made by the automatic upgrade: the column the function stores since 20261127060000_upgrade_passkeys)
+    { webhookDeliveries: [], tenant, credential: passkey('alice', 'k3', { isDiscoverable: true, signatureCounter: 4_294_967_295, madeByUpgrade: true }) },
     // A second passkey replacing the aliases, with a webhook delivery.
     {
       tenant,
@@ -137,6 +141,7 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
       'unique violation',
     ]);
     expect(results.statement).toEqual(results.steps);
+    expect(results.statement.rows.Credential.map((row) => (row as { madeByUpgrade: boolean }).madeByUpgrade)).toEqual([false, true, false, false]);
     expect(results.statement.rows.User).toEqual([
       { tenant: '<app>', userId: 'alice', credentialsCount: 3, aliasCount: 2 },
       { tenant: '<app>', userId: 'bob', credentialsCount: 1, aliasCount: 0 },

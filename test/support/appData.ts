@@ -39,13 +39,14 @@ export async function populateApp(svc: ServiceHttp & { services?: Services }, ap
   };
   const features = await svc.http.post(`/admin/apps/${app.appId}/features`).set('ManagementKey', MANAGEMENT_KEY).send({ eventLoggingIsEnabled: true });
   ok('features', features.status, 204);
-  const { credential, userId, complete } = await registerPasskey(svc, app, { aliases: [`${app.appId}@example.com`] });
+  // With PRF asked for, so the passkey's columns are all filled (prfSalt, prfEnabled).
+  const { credential, userId, complete } = await registerPasskey(svc, app, { aliases: [`${app.appId}@example.com`], tokenBody: { extensions: { prf: true } } });
   ok('register/complete', complete.status, 200);
   const signin = await signIn(svc, app, credential, { userId });
   ok('signin/verify', (await verifyToken(svc, app, signin.complete.body.token)).status, 200);
   ok('signin/begin', (await svc.http.post('/signin/begin').set('ApiKey', app.apiKey).send({ userId, RPID, Origin: ORIGIN })).status, 200);
   const secret = (path: string, body: object) => svc.http.post(path).set('ApiSecret', app.apiSecret).send(body);
-  ok('auth-configs/add', (await secret('/auth-configs/add', { purpose: 'checkout', timeToLive: '00:05:00', performedBy: 'test' })).status, 201);
+  ok('auth-configs/add', (await secret('/auth-configs/add', { purpose: 'checkout', timeToLive: '00:05:00', performedBy: 'test', extensions: { prf: true } })).status, 201);
   ok('magic-links/send', (await secret('/magic-links/send', { emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId })).status, 204);
   if (svc.services) {
     const { db } = svc.services.store;

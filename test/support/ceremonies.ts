@@ -51,7 +51,7 @@ export async function finishRegistration(svc: ServiceHttp, app: Pick<TestApp, 'a
   const rpId = options.rpId ?? RPID;
   const begin = await svc.http.post('/register/begin').set('ApiKey', app.apiKey).send({ token: registerToken, RPID: rpId, Origin: origin });
   if (begin.status !== 200) throw new Error(`register/begin ${begin.status} ${JSON.stringify(begin.body)}`);
-  const { credential, response } = createCredential({ challenge: begin.body.data.challenge, rpId, origin, userHandle: begin.body.data.user.id, ...options.authenticator });
+  const { credential, response } = createCredential({ challenge: begin.body.data.challenge, rpId, origin, userHandle: begin.body.data.user.id, extensionInputs: begin.body.data.extensions, ...options.authenticator });
   const completeBody = { session: begin.body.session, response, nickname: options.nickname, RPID: rpId, Origin: origin };
   const complete = await svc.http
     .post('/register/complete')
@@ -81,7 +81,7 @@ export async function signIn(svc: ServiceHttp, app: Pick<TestApp, 'apiKey'>, cre
     .set('ApiKey', app.apiKey)
     .send({ userId: options.userId, alias: options.alias, purpose: options.purpose, RPID: rpId, Origin: origin });
   if (begin.status !== 200) throw new Error(`signin/begin ${begin.status} ${JSON.stringify(begin.body)}`);
-  const response = getAssertion(credential, { challenge: begin.body.data.challenge, rpId, origin, ...options.assertion });
+  const response = getAssertion(credential, { challenge: begin.body.data.challenge, rpId, origin, extensionInputs: begin.body.data.extensions, ...options.assertion });
   const completeBody = { session: begin.body.session, response, RPID: rpId, Origin: origin };
   const complete = await svc.http
     .post('/signin/complete')

@@ -16,6 +16,8 @@ const host = createHost({
   throttle: { signUp: 100, secondsBetweenMailsPerAddress: 0 },
   mailBudget: { perHour: 1000, perDay: 1000 },
 });
+// Behind the test's reverse proxy: what an operator sets (or forgets) in front of a host.
+if (process.env.EXAMPLE_TRUST_PROXY) host.app.set('trust proxy', process.env.EXAMPLE_TRUST_PROXY);
 const server = host.app.listen(0, '127.0.0.1', () => {
   process.stdout.write(`listening http://127.0.0.1:${server.address().port}\n`);
 });

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { encodeCbor } from './cbor';
 
 /**
@@ -31,6 +31,37 @@ export interface SoftCredential {
   counter: number;
   backupEligible: boolean;
   backupState: boolean;
+  /** The PRF secret (the authenticator's hmac-secret of this credential); undefined: no PRF. */
+  prfSecret?: Buffer;
+  /** What its large blob holds, when it has one. */
+  largeBlob?: Buffer;
+}
+
+/** The `extensions` of the ceremony's options, as `/register/begin` or `/signin/begin` answered them (base64url for bytes). */
+export type ExtensionInputs = Record<string, any> | undefined;
+
+/** A PRF output as a browser computes it: HMAC over SHA-256("WebAuthn PRF" || 0x00 || salt). */
+export function prfOutput(secret: Buffer, saltB64url: string): string {
+  const salt = Buffer.from(saltB64url, 'base64url');
+  return createHmac('sha256', secret).update(sha256(Buffer.concat([Buffer.from('WebAuthn PRF'), Buffer.from([0]), salt]))).digest().toString('base64url');
+}
+
+/** The client extension results a browser with this authenticator reports for a registration. */
+function registrationExtensionResults(inputs: ExtensionInputs, supportsPrf: boolean, supportsLargeBlob: boolean): Record<string, unknown> {
+  const results: Record<string, unknown> = {};
+  if (!inputs || inputs.credProps) results.credProps = { rk: true };
+  if (inputs?.prf) results.prf = { enabled: supportsPrf };
+  if (inputs?.largeBlob) results.largeBlob = { supported: supportsLargeBlob };
+  return results;
+}
+
+/** The client extension results of an assertion: PRF outputs for this credential's salt, a large blob read. */
+function assertionExtensionResults(credential: SoftCredential, inputs: ExtensionInputs): Record<string, unknown> {
+  const results: Record<string, unknown> = {};
+  const salt = inputs?.prf?.evalByCredential?.[credential.idB64]?.first ?? inputs?.prf?.eval?.first;
+  if (salt && credential.prfSecret) results.prf = { results: { first: prfOutput(credential.prfSecret, salt) } };
+  if (inputs?.largeBlob?.read && credential.largeBlob) results.largeBlob = { blob: credential.largeBlob.toString('base64url') };
+  return results;
 }
 
 function coseKey(alg: Algorithm, publicKey: KeyObject, offCurve = false): Buffer {
@@ -94,6 +125,12 @@ export interface CreateOptions {
    * is self attestation.
    */
   attestation?: { privateKey: KeyObject; certificates: Buffer[] };
+  /** The begin's `extensions`: answered in `clientExtensionResults` as a browser would (credProps, prf.enabled, largeBlob.supported). */
+  extensionInputs?: ExtensionInputs;
+  /** Whether the authenticator has PRF (hmac-secret); default true. */
+  prf?: boolean;
+  /** Whether it keeps large blobs; default false. */
+  largeBlob?: boolean;
 }
 
 export function createCredential(options: CreateOptions): { credential: SoftCredential; response: Record<string, unknown> } {
@@ -135,12 +172,14 @@ export function createCredential(options: CreateOptions): { credential: SoftCred
     counter: counter + 1,
     backupEligible: be,
     backupState: bs,
+    ...(options.prf === false ? {} : { prfSecret: randomBytes(32) }),
+    ...(options.largeBlob ? { largeBlob: randomBytes(24) } : {}),
   };
   const response = {
     id: credential.idB64,
     rawId: credential.idB64,
     type: 'public-key',
-    clientExtensionResults: { credProps: { rk: true } },
+    clientExtensionResults: registrationExtensionResults(options.extensionInputs, options.prf !== false, options.largeBlob === true),
     response: {
       AttestationObject: b64url(attestationObject),
       clientDataJson: b64url(clientDataJson),
@@ -165,6 +204,8 @@ export interface AssertOptions {
   userHandle?: string;
   /** Sign with the wrong key, to produce a bad signature. */
   tamperSignature?: boolean;
+  /** The begin's `extensions`: PRF outputs and a large blob read are answered as a browser reports them (which a careless client then posts). */
+  extensionInputs?: ExtensionInputs;
 }
 
 /** An assertion; advances the credential's counter unless `counter` is given. */
@@ -181,7 +222,7 @@ export function getAssertion(credential: SoftCredential, options: AssertOptions)
     id: credential.idB64,
     rawId: credential.idB64,
     type: 'public-key',
-    clientExtensionResults: {},
+    clientExtensionResults: assertionExtensionResults(credential, options.extensionInputs),
     response: {
       authenticatorData: b64url(authData),
       clientDataJson: b64url(clientDataJson),

@@ -9,8 +9,11 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** A loopback TCP proxy to `host:port` that a test can cut and restore, to take a dependency away without stopping it. */
-export async function startTcpProxy(host: string, port: number): Promise<TcpProxy> {
+/**
+ * A loopback TCP proxy to `host:port` that a test can cut and restore, to take a dependency away
+ * without stopping it. `record` hears every byte a client sends toward the far side.
+ */
+export async function startTcpProxy(host: string, port: number, { record }: { record?: (chunk: Buffer) => void } = {}): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -24,6 +27,7 @@ export async function startTcpProxy(host: string, port: number): Promise<TcpProx
         const upstream = connect(port, host);
         track(client);
         track(upstream);
+        if (record) client.on('data', (chunk: Buffer) => record(chunk));
         client.pipe(upstream).pipe(client);
         client.once('close', () => upstream.destroy());
         upstream.once('close', () => client.destroy());

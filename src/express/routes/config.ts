@@ -9,7 +9,8 @@ import type { RouteContext } from './context';
  * autofill request); public by nature.
  */
 export function configRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
-  const mounted = Object.fromEntries(Object.entries(ctx.paths).filter((entry): entry is [string, string] => entry[1] !== null && entry[0] !== 'config'));
+  // Pages need neither this route nor the doctor's.
+  const mounted = Object.fromEntries(Object.entries(ctx.paths).filter((entry): entry is [string, string] => entry[1] !== null && entry[0] !== 'config' && entry[0] !== 'doctor'));
   const body = { apiUrl: ctx.publicApiUrl, apiKey: ctx.settings.apiKey, paths: mounted, autofillRestartSeconds: ctx.autofillRestartSeconds };
   return (_req, res) => sendJson(res, 200, body);
 }

@@ -22,6 +22,8 @@ export interface PasskeyView {
   synced: boolean;
   /** The browser and OS it was registered from. */
   device: string;
+  /** Supports the PRF extension (a key the page derives from it), as its registration reported; null when not reported. */
+  prfEnabled: boolean | null;
 }
 
 function view(credential: Credential): PasskeyView {
@@ -33,6 +35,7 @@ function view(credential: Credential): PasskeyView {
     lastUsedAt: credential.lastUsedAt,
     synced: credential.backupState,
     device: credential.device,
+    prfEnabled: credential.prfEnabled ?? null,
   };
 }
 

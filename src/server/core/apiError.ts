@@ -8,10 +8,12 @@ export class ApiError extends Error {
   readonly detail?: string;
   readonly extras: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  /** What the service's log (never the answer) says of this refusal: values and a diagnosis, no secret. */
+  readonly logged?: Record<string, unknown>;
 
   constructor(
     code: ErrorCode,
-    options: { title?: string; detail?: string; extras?: Record<string, unknown>; headers?: Record<string, string>; status?: number } = {},
+    options: { title?: string; detail?: string; extras?: Record<string, unknown>; headers?: Record<string, string>; status?: number; logged?: Record<string, unknown> } = {},
   ) {
     super(options.title ?? ERROR_CODES[code].title);
     this.code = code;
@@ -20,6 +22,7 @@ export class ApiError extends Error {
     this.detail = options.detail ?? (ERROR_CODES[code] as { detail?: string }).detail;
     this.extras = options.extras ?? {};
     this.headers = options.headers ?? {};
+    if (options.logged) this.logged = options.logged;
   }
 
   toProblem(): ProblemBody {

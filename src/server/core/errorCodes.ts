@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   missing_origin: { status: 400, title: 'Origin is required.' },
   origin_not_allowed: { status: 400, title: 'This origin or RP ID is not allowed for this application.' },
   fido2_invalid_registration: { status: 400, title: 'The passkey registration could not be verified.' },
+  conditional_create_not_allowed: { status: 400, title: 'This registration token cannot be begun as a conditional create.' },
   credential_already_registered: { status: 400, title: 'This passkey is already registered.' },
   unknown_credential: { status: 400, title: "We don't recognize the passkey you sent us." },
   credential_not_found: { status: 404, title: 'The passkey was not found.' },

@@ -56,6 +56,7 @@ export const credentialAnswer = z.looseObject({
   backupState: z.boolean().nullable(),
   isBackupEligible: z.boolean().nullable(),
   isDiscoverable: z.boolean().nullable(),
+  prfEnabled: z.boolean().nullable().describe("Whether the passkey supports the PRF extension, as its registration's client reported (prf.enabled); null when not reported (an extension)."),
   authenticatorName: z.string().nullable().describe("The authenticator's or passkey provider's name: the FIDO metadata's description when loaded, else its AAGUID in the bundled list (an extension: the reference has none); null when unknown."),
 });
 
@@ -77,6 +78,7 @@ export const authConfigAnswer = z.looseObject({
   purpose: z.string(),
   timeToLive: z.number().describe('seconds'),
   userVerificationRequirement: z.string(),
+  extensions: z.looseObject({}).describe('The WebAuthn extensions its sign-ins ask for (an extension: prf, largeBlob).'),
   createdBy: z.string().nullable(),
   createdOn: timestamp().nullable(),
   editedBy: z.string().nullable(),

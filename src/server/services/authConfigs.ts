@@ -8,18 +8,21 @@ import { TtlCache } from '../core/ttlCache';
 import { SYSTEM } from './events/eventTypes';
 import type { EventLog } from './events/eventLog';
 import { MAX_TOKEN_LIFETIME_MS } from './tokens/tokenService';
+import { signinExtensionsSchema, type SigninExtensions } from '../webauthn/passkeyExtensions';
 
 
 export interface ResolvedAuthConfig {
   purpose: string;
   userVerification: UserVerification;
   timeToLiveSeconds: number;
+  /** The WebAuthn extensions its sign-ins ask for (ours). */
+  extensions: SigninExtensions;
 }
 
 /** Built-in purposes, with the spec's values (sign-in 120 s preferred, step-up 180 s required). */
 const PRESET_AUTH_CONFIGS: Record<string, ResolvedAuthConfig> = {
-  'sign-in': { purpose: 'sign-in', userVerification: 'preferred', timeToLiveSeconds: 120 },
-  'step-up': { purpose: 'step-up', userVerification: 'required', timeToLiveSeconds: 180 },
+  'sign-in': { purpose: 'sign-in', userVerification: 'preferred', timeToLiveSeconds: 120, extensions: {} },
+  'step-up': { purpose: 'step-up', userVerification: 'required', timeToLiveSeconds: 180, extensions: {} },
 };
 const isPreset = (purpose: string) => Object.hasOwn(PRESET_AUTH_CONFIGS, purpose);
 
@@ -49,6 +52,8 @@ export const addAuthConfigSchema = ciObject({
   purpose: purposeField(),
   timeToLive: timeToLiveField(),
   userVerificationRequirement: ciEnum(USER_VERIFICATIONS).optional(),
+  /** Ours: the WebAuthn extensions its sign-ins ask the browser for (prf, largeBlob). */
+  extensions: signinExtensionsSchema.optional(),
   performedBy: performedByField(),
 });
 
@@ -57,6 +62,8 @@ export const editAuthConfigSchema = ciObject({
   purpose: purposeField(),
   timeToLive: timeToLiveField().optional(),
   userVerificationRequirement: ciEnum(USER_VERIFICATIONS).optional(),
+  /** Replaces the configuration's extensions (`{}`: none). */
+  extensions: signinExtensionsSchema.optional(),
   performedBy: performedByField(),
 });
 
@@ -66,11 +73,22 @@ export const listAuthConfigsQuerySchema = ciObject({ purpose: z.string().optiona
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+/** A stored `extensions` column; anything unreadable asks for nothing. */
+function extensionsOf(json: string | undefined): SigninExtensions {
+  try {
+    const parsed = signinExtensionsSchema.safeParse(JSON.parse(json ?? '{}'));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
 function listItem(config: StoredAuthConfig) {
   return {
     purpose: config.purpose,
     timeToLive: config.timeToLiveSeconds,
     userVerificationRequirement: config.userVerificationRequirement,
+    extensions: extensionsOf(config.extensions),
     createdBy: config.createdBy,
     createdOn: iso(config.createdOn),
     editedBy: config.editedBy,
@@ -86,6 +104,7 @@ function presetItem(purpose: string) {
     purpose,
     timeToLive: preset.timeToLiveSeconds,
     userVerificationRequirement: preset.userVerification,
+    extensions: preset.extensions,
     createdBy: SYSTEM,
     createdOn: null,
     editedBy: null,
@@ -140,7 +159,10 @@ export class AuthConfigService {
     if (hit) return hit;
     const rows = await this.configs.rules(appId);
     const configs = new Map(
-      rows.map((r) => [r.purpose, { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds }]),
+      rows.map((r) => [
+        r.purpose,
+        { purpose: r.purpose, userVerification: r.userVerificationRequirement as UserVerification, timeToLiveSeconds: r.timeToLiveSeconds, extensions: extensionsOf(r.extensions) },
+      ]),
     );
     this.cache.set(appId, configs);
     return configs;
@@ -184,6 +206,7 @@ export class AuthConfigService {
       purpose: input.purpose,
       timeToLiveSeconds: input.timeToLive,
       userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
+      extensions: JSON.stringify(input.extensions ?? {}),
       createdBy: input.performedBy,
       createdOn: new Date(this.now()),
     });
@@ -196,6 +219,7 @@ export class AuthConfigService {
     const changes = {
       ...(input.timeToLive !== undefined ? { timeToLiveSeconds: input.timeToLive } : {}),
       ...(input.userVerificationRequirement !== undefined ? { userVerificationRequirement: input.userVerificationRequirement } : {}),
+      ...(input.extensions !== undefined ? { extensions: JSON.stringify(input.extensions) } : {}),
       editedBy: input.performedBy,
       editedOn: now,
     };

@@ -1,3 +1,4 @@
+import { explainOriginRefusal } from '../../shared/explainOriginRefusal';
 import { ApiError } from '../core/apiError';
 
 export interface CeremonyOrigin {
@@ -47,11 +48,23 @@ export function resolveCeremonyOrigin(declaredOrigin: string | undefined, declar
   if (isWeb) {
     const host = new URL(origin).hostname;
     if (host !== rpId && !host.endsWith(`.${rpId}`)) {
-      throw new ApiError('origin_not_allowed', { detail: `The RP ID '${rpId}' is not the host of the origin or a parent domain of it.` });
+      throw new ApiError('origin_not_allowed', {
+        detail: `The RP ID '${rpId}' is not the host of the origin or a parent domain of it.`,
+        logged: originRefusalLog(allowedOrigins, origin, rpId),
+      });
     }
   }
   if (allowedOrigins.length > 0 && !allowedOrigins.includes(origin)) {
-    throw new ApiError('origin_not_allowed', { detail: `The origin '${origin}' is not in this application's allowedOrigins.` });
+    throw new ApiError('origin_not_allowed', {
+      detail: `The origin '${origin}' is not in this application's allowedOrigins.`,
+      logged: originRefusalLog(allowedOrigins, origin, rpId),
+    });
   }
   return { origin, rpId };
+}
+
+/** The log line's part of a refused origin or RP ID: expected, received and the likely cause. */
+function originRefusalLog(allowedOrigins: string[], origin: string, rpId: string): Record<string, unknown> {
+  const { cause, hint } = explainOriginRefusal({ expected: allowedOrigins, received: origin, rpId, setting: "the app's allowedOrigins" });
+  return { refused: 'origin', expectedOrigins: allowedOrigins, receivedOrigin: origin, rpId, cause, hint };
 }

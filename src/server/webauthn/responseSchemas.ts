@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withoutSecretExtensionResults } from './withoutSecretExtensionResults';
 import { MAX_ORIGIN_LENGTH, MAX_RPID_LENGTH, boundedString, ciObject, looseString } from '../core/validation';
 
 export const base64UrlString = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
@@ -21,7 +22,8 @@ export function publicKeyCredentialSchema<T extends z.ZodRawShape>(responseShape
     type: z.literal('public-key', { message: "must be 'public-key'" }),
     response: ciObject(responseShape),
     authenticatorAttachment: z.string().nullish(),
-    clientExtensionResults: z.record(z.string(), z.unknown()).nullish(),
-    extensions: z.record(z.string(), z.unknown()).nullish(),
+    // PRF outputs and large blobs are dropped on arrival: never read, stored or logged.
+    clientExtensionResults: z.record(z.string(), z.unknown()).transform(withoutSecretExtensionResults).nullish(),
+    extensions: z.record(z.string(), z.unknown()).transform(withoutSecretExtensionResults).nullish(),
   });
 }

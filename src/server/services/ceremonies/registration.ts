@@ -14,6 +14,7 @@ import { descriptorOf } from '../../webauthn/descriptors';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
 import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { responseOriginRefusal } from '../../webauthn/responseOriginRefusal';
 import { expectationsOf } from '../../webauthn/expectations';
 import { ALIAS_WRITE_ATTEMPTS, aliasConflict, aliasListSchema, newAliases, type AliasService } from '../users/aliases';
 import { attestationAllowed, type AppFeaturesCache } from '../apps/appFeaturesCache';
@@ -25,6 +26,9 @@ import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } f
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
 import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
 import { passkeyName } from '../../core/passkeyName';
+import { registrationExtensionInputs, registrationExtensionsSchema } from '../../webauthn/passkeyExtensions';
+import { newPrfSalt } from '../../webauthn/prfSalt';
+import { conditionalCreateAllowed } from './conditionalCreateAllowed';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
@@ -69,6 +73,14 @@ export const registerTokenSchema = ciObject({
   aliases: z.preprocess(emptyToUndefined, aliasListSchema.optional()),
   aliasHashing: z.preprocess(emptyToUndefined, looseBoolean().optional()),
   hints: z.preprocess(emptyToUndefined, z.array(ciEnum(['security-key', 'client-device', 'hybrid'])).max(3, 'must contain at most 3 hints').optional()),
+  /** Ours: the WebAuthn extensions register/begin asks the browser for (prf, largeBlob, credProps). */
+  extensions: z.preprocess(emptyToUndefined, registrationExtensionsSchema.optional()),
+  /**
+   * Ours (issue 35): the token is for the automatic upgrade after a password sign-in, and its
+   * ceremony may be begun as a conditional create, whose passkey may lack the user-present flag.
+   * Carried inside the token's MAC.
+   */
+  upgrade: z.preprocess(emptyToUndefined, looseBoolean().optional()),
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
@@ -84,6 +96,10 @@ const registerTokenPayloadSchema = tokenPayload({
   aliases: z.array(payloadText().min(1)).max(MAX_ALIASES),
   aliasHashing: z.boolean(),
   hints: z.array(z.string()),
+  // Absent in tokens issued before extensions existed: the default (credProps only).
+  extensions: registrationExtensionsSchema.optional(),
+  /** An upgrade token (see registerTokenSchema); absent in tokens issued before it existed. */
+  upgrade: z.boolean().optional(),
 });
 export type RegisterTokenPayload = z.output<typeof registerTokenPayloadSchema>;
 
@@ -91,6 +107,11 @@ export const registerBeginSchema = ciObject({
   token: looseString().nullish(),
   origin: boundedString(MAX_ORIGIN_LENGTH).nullish(),
   rpid: boundedString(MAX_RPID_LENGTH).nullish(),
+  /**
+   * Ours (issue 35): `conditional` begins the ceremony as a conditional create
+   * (`navigator.credentials.create({mediation: 'conditional'})`); only an upgrade token may.
+   */
+  mediation: z.preprocess(emptyToUndefined, ciEnum(['conditional']).optional()),
 });
 
 export const registerCompleteSchema = ciObject({
@@ -194,6 +215,8 @@ export class RegistrationService {
       aliases,
       aliasHashing: input.aliasHashing ?? true,
       hints: input.hints ?? [],
+      ...(input.extensions && Object.keys(input.extensions).length > 0 ? { extensions: input.extensions } : {}),
+      ...(input.upgrade ? { upgrade: true } : {}),
     };
     const token = await this.tokens.issue('register', payload);
     this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
@@ -205,6 +228,7 @@ export class RegistrationService {
     const { origin, rpId } = resolveCeremonyOrigin(input.origin ?? undefined, input.rpid ?? undefined, (await this.features.get(appId)).allowedOrigins);
     await this.assertAttestationAllowed(appId, registration.attestation);
     if (!registration.userId) throw new ApiError('missing_userid');
+    const conditional = conditionalCreateAllowed(input.mediation, registration.upgrade === true);
     const registerTokenId = registerTokenIdOf(input.token as string);
     // Both reads at once (on PostgreSQL they leave in one write).
     const [, existing] = await Promise.all([
@@ -228,6 +252,8 @@ export class RegistrationService {
       aliasHashing: registration.aliasHashing,
       registerTokenId,
       registerTokenExp: registration.exp,
+      // Inside the session's MAC: complete may skip the user-present check only for this ceremony.
+      ...(conditional ? { conditional: true } : {}),
     };
     return {
       session: await this.tokens.issue('session', session),
@@ -245,7 +271,7 @@ export class RegistrationService {
           userVerification: registration.userVerification,
         },
         excludeCredentials: existing.map((c) => descriptorOf(c.descriptorId, c.transports)),
-        extensions: { credProps: true },
+        extensions: registrationExtensionInputs(registration.extensions),
         hints: registration.hints,
       },
     };
@@ -267,10 +293,13 @@ export class RegistrationService {
       verification = await verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
         ...expectationsOf(session),
+        // A conditional create (an upgrade token's, begun as one) may be made without the user
+        // present; every other registration needs them. User verification is unchanged.
+        requireUserPresence: session.conditional !== true,
         supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
       });
     } catch (error) {
-      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error) });
+      throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }
     if (!verification.verified) throw new ApiError('fido2_invalid_registration', { detail: 'The attestation could not be verified.' });
     const info = verification.registrationInfo;
@@ -284,6 +313,7 @@ export class RegistrationService {
     await this.authenticators.assertAllowed(appId, { aaguid: info.aaguid, fmt: info.fmt, attestation: session.attestation, attestationObject: info.attestationObject });
     const extensionResults = response.clientExtensionResults ?? response.extensions ?? {};
     const rk = (extensionResults.credProps as { rk?: unknown } | undefined)?.rk;
+    const prfEnabled = (extensionResults.prf as { enabled?: unknown } | undefined)?.enabled;
     const transports = (response.response.transports ?? []).filter((t) => TRANSPORTS.includes(t));
     const backupEligible = info.credentialDeviceType === 'multiDevice';
     const now = this.now();
@@ -311,6 +341,10 @@ export class RegistrationService {
         createdAt: now,
         lastUsedAt: now,
         lastUsedDay: utcDayOf(now),
+        // Every passkey gets its salt, asked for PRF or not: a sign-in configuration may ask later.
+        prfSalt: newPrfSalt(),
+        prfEnabled: typeof prfEnabled === 'boolean' ? prfEnabled : null,
+        madeByUpgrade: session.conditional === true,
       },
       aliases: session.aliases.length > 0 ? newAliases(appId, session.aliases, session.aliasHashing) : undefined,
       // Single use: the token is redeemed with the passkey it registered, or not at all.
@@ -328,6 +362,7 @@ export class RegistrationService {
         rpId: session.rpId,
         origin: session.origin,
         createdAt: new Date(now).toISOString(),
+        upgrade: session.conditional === true,
       },
     };
     // One unit (see RegistrationRepository.store): the passkey, the user's aliases and row, the

@@ -9,6 +9,7 @@ import { resolveCeremonyOrigin } from '../../webauthn/origins';
 import { base64UrlString, ceremonyRequestFields, publicKeyCredentialSchema } from '../../webauthn/responseSchemas';
 import type { ClientContext } from './clientContext';
 import { describeVerificationFailure } from '../../webauthn/verificationFailure';
+import { responseOriginRefusal } from '../../webauthn/responseOriginRefusal';
 import { expectationsOf } from '../../webauthn/expectations';
 import type { AliasService } from '../users/aliases';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
@@ -19,6 +20,8 @@ import { MAX_ALLOW_CREDENTIALS, sessionSchema, type SigninSession } from '../tok
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload } from '../tokens/verifyTokens';
 import { decoyAllowList } from './decoyAllowList';
+import { signinExtensionInputs } from '../../webauthn/passkeyExtensions';
+import { decoyPrfSalt } from '../../webauthn/prfSalt';
 
 export const signinBeginSchema = ciObject({
   userId: looseString().nullish(),
@@ -90,10 +93,11 @@ export class SigninService {
     // unknown alias costs the same query as a known one, and gets a tag just the same.
     const credentials = named ? await this.credentials.descriptorsOf(appId, userId ?? '', MAX_ALLOW_CREDENTIALS) : [];
     const decoyKey = named ? await this.tokens.decoyKeyOf(appId) : undefined;
-    const allowCredentials =
-      decoyKey && credentials.length === 0
-        ? decoyAllowList(decoyKey, userId ? `user:${userId}` : `alias:${input.alias}`)
-        : credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
+    const decoys = decoyKey && credentials.length === 0 ? decoyAllowList(decoyKey, userId ? `user:${userId}` : `alias:${input.alias}`) : undefined;
+    const allowCredentials = decoys ?? credentials.map((c) => descriptorOf(c.descriptorId, c.transports));
+    // Decoys get salts too (derived, stable), so a PRF request does not tell them from real passkeys.
+    const salts = decoys ? decoys.map((d) => ({ id: d.id, prfSalt: decoyPrfSalt(decoyKey!, d.id) })) : credentials.map((c) => ({ id: c.descriptorId, prfSalt: c.prfSalt }));
+    const extensions = signinExtensionInputs(config.extensions, salts);
     const session: SigninSession = {
       app: appId,
       exp,
@@ -116,6 +120,7 @@ export class SigninService {
         rpId,
         allowCredentials,
         userVerification: config.userVerification,
+        ...(extensions ? { extensions } : {}),
       },
     };
   }
@@ -155,7 +160,7 @@ export class SigninService {
         },
       });
     } catch (error) {
-      throw failure(describeVerificationFailure(error));
+      throw new ApiError('signin_complete_error', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }
     if (!verification.verified) throw failure('The signature could not be verified.');
     const info = verification.authenticationInfo;

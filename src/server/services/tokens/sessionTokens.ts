@@ -28,6 +28,8 @@ const registrationSessionSchema = tokenPayload({
   /** The register_ token the ceremony began with, redeemed when its passkey is stored, and when that token expires. */
   registerTokenId: payloadText(),
   registerTokenExp: z.number(),
+  /** Begun as a conditional create from an upgrade token: complete accepts a passkey without the user-present flag. */
+  conditional: z.literal(true).optional(),
 });
 export type RegistrationSession = z.output<typeof registrationSessionSchema>;
 

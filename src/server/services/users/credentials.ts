@@ -49,7 +49,10 @@ function credentialView(c: StoredCredential, nameOf: AuthenticatorNameOf) {
     backupState: c.backupState,
     isBackupEligible: c.backupEligible,
     isDiscoverable: c.isDiscoverable,
+    prfEnabled: c.prfEnabled,
     authenticatorName: nameOf(aaGuid),
+    /** Ours (issue 35): made by the automatic upgrade after a password sign-in (a conditional create). */
+    upgrade: c.madeByUpgrade,
   };
 }
 

@@ -6,6 +6,8 @@ export interface StoredAuthConfig {
   purpose: string;
   userVerificationRequirement: string;
   timeToLiveSeconds: number;
+  /** JSON: the extensions a sign-in of this purpose asks for (`{}`: none). */
+  extensions: string;
   createdBy: string;
   createdOn: Date;
   editedBy: string | null;
@@ -14,13 +16,14 @@ export interface StoredAuthConfig {
 }
 
 /** What a sign-in resolves a purpose to. */
-export type AuthConfigRule = Pick<StoredAuthConfig, 'purpose' | 'userVerificationRequirement' | 'timeToLiveSeconds'>;
+export type AuthConfigRule = Pick<StoredAuthConfig, 'purpose' | 'userVerificationRequirement' | 'timeToLiveSeconds' | 'extensions'>;
 
 /** A configuration to save; what is not given takes the column's default. */
 export interface NewAuthConfig {
   purpose: string;
   userVerificationRequirement: string;
   timeToLiveSeconds: number;
+  extensions?: string;
   createdBy: string;
   createdOn?: Date;
   lastUsedOn?: Date;
@@ -29,7 +32,7 @@ export interface NewAuthConfig {
 }
 
 /** The fields an edit changes. */
-export type AuthConfigChanges = Partial<Pick<StoredAuthConfig, 'userVerificationRequirement' | 'timeToLiveSeconds'>> & { editedBy: string; editedOn: Date };
+export type AuthConfigChanges = Partial<Pick<StoredAuthConfig, 'userVerificationRequirement' | 'timeToLiveSeconds' | 'extensions'>> & { editedBy: string; editedOn: Date };
 
 /** What an `AuthConfigRepository` is built from. */
 export interface AuthConfigRepositoryDeps {
@@ -50,7 +53,7 @@ export class AuthConfigRepository {
 
   /** What a sign-in needs of each of the app's stored configurations: one read by the tenant prefix. */
   rules(appId: string): Promise<AuthConfigRule[]> {
-    return this.db.authConfig.findMany({ where: { tenant: appId }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true } });
+    return this.db.authConfig.findMany({ where: { tenant: appId }, select: { purpose: true, userVerificationRequirement: true, timeToLiveSeconds: true, extensions: true } });
   }
 
   /** The app's stored configurations by purpose (with `purpose`, that one or none). */

@@ -1,5 +1,5 @@
 import type { SqlDriver } from '../sql/driver';
-import type { CredentialUse, HotCredential, Queries, StoredCredential } from '../sql/queries';
+import type { CredentialDescriptor, CredentialUse, HotCredential, Queries, StoredCredential } from '../sql/queries';
 import { webhookDeliverySteps } from '../sql/units';
 import type { WebhookEvent, WebhookOutbox } from './webhookOutbox';
 
@@ -31,10 +31,10 @@ export class CredentialRepository {
   }
 
   /**
-   * Up to `limit` of a user's passkeys as a ceremony names them (id and transports), most recently
+   * Up to `limit` of a user's passkeys as a ceremony names them (id, transports, PRF salt), most recently
    * used first: a sign-in's allow list, a registration's exclude list. One read by the (app, userId) index.
    */
-  descriptorsOf(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]> {
+  descriptorsOf(appId: string, userId: string, limit: number): Promise<CredentialDescriptor[]> {
     return this.queries.findUserCredentials(appId, userId, limit);
   }
 

@@ -21,7 +21,7 @@ import { WebhookOutbox } from './webhookOutbox';
 import { WebhookOutboxQuota } from './webhookOutboxQuota';
 
 export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
-export type { CredentialUse, HotCredential, StoredCredential } from '../sql/queries';
+export type { CredentialDescriptor, CredentialUse, HotCredential, StoredCredential } from '../sql/queries';
 export type { NewAlias, UserSummary, UsersPage } from '../sql/queries';
 export type { EventKey, NewEvent, StoredEvent } from '../sql/queries';
 export type { ClaimedDelivery, WebhookAttemptRow, WebhookClaim } from './webhookDeliveries';

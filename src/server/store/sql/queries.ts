@@ -18,7 +18,7 @@ export type { UnitOutcome } from './unit';
  */
 export interface Queries {
   /** A user's credentials for an allow list, most recently used first. */
-  findUserCredentials(appId: string, userId: string, limit: number): Promise<{ descriptorId: string; transports: string }[]>;
+  findUserCredentials(appId: string, userId: string, limit: number): Promise<CredentialDescriptor[]>;
   /** The columns a sign-in needs of one credential. */
   findCredential(appId: string, descriptorId: string): Promise<HotCredential | undefined>;
   /**
@@ -76,6 +76,15 @@ export interface Queries {
   close(): Promise<void>;
 }
 
+/** How a ceremony names one of a user's passkeys: its id, transports and PRF salt. */
+export interface CredentialDescriptor {
+  descriptorId: string;
+  /** JSON array, as stored. */
+  transports: string;
+  /** Hex; null only for a row written without one (the migration gave every earlier passkey one). */
+  prfSalt: string | null;
+}
+
 export interface HotCredential {
   descriptorId: string;
   userId: string;
@@ -117,6 +126,12 @@ export interface StoredCredential extends HotCredential {
   isDiscoverable: boolean | null;
   createdAt: number;
   lastUsedAt: number;
+  /** The passkey's PRF salt (32 bytes, hex); null only for a row written without one. */
+  prfSalt: string | null;
+  /** The registration's `prf.enabled` client extension result; null when not reported. */
+  prfEnabled: boolean | null;
+  /** Made by the automatic upgrade after a password sign-in (a conditional create). */
+  madeByUpgrade: boolean;
 }
 
 export interface UserCapacity {

@@ -1,4 +1,4 @@
-import type { CredentialUse, HotCredential, NewRegistration, NewWebhookDelivery, Queries, StoredCredential, UserSummary } from './queries';
+import type { CredentialDescriptor, CredentialUse, HotCredential, NewRegistration, NewWebhookDelivery, Queries, StoredCredential, UserSummary } from './queries';
 import type { SqlDriver } from './driver';
 import { utcDayOf } from '../../core/utcDay';
 import type { UnitStep } from './unit';
@@ -35,13 +35,16 @@ export function queriesOn(driver: SqlDriver): Queries {
     isDiscoverable: row.isDiscoverable === null ? null : codec.boolOf(row.isDiscoverable),
     createdAt: codec.timeOf(row.createdAt),
     lastUsedAt: codec.timeOf(row.lastUsedAt),
+    prfSalt: (row.prfSalt as string | null) ?? null,
+    prfEnabled: row.prfEnabled === null || row.prfEnabled === undefined ? null : codec.boolOf(row.prfEnabled),
+    madeByUpgrade: codec.boolOf(row.madeByUpgrade),
   });
 
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[]): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, codec)];
 
   return {
     async findUserCredentials(appId, userId, limit) {
-      return (await driver.readAll('findUserCredentials', { tenant: appId, userId, limit })) as { descriptorId: string; transports: string }[];
+      return (await driver.readAll('findUserCredentials', { tenant: appId, userId, limit })).map((row) => ({ descriptorId: row.descriptorId as string, transports: row.transports as string, prfSalt: (row.prfSalt as string | null) ?? null }));
     },
     async findCredential(appId, descriptorId) {
       return hotCredentialOf(await driver.read('findCredential', { tenant: appId, descriptorId }));

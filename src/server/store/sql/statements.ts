@@ -17,7 +17,7 @@ export const STATEMENTS = {
   // --- sign-in and verify ---------------------------------------------------------------------
   findUserCredentials: {
     kind: 'read',
-    sql: `SELECT "descriptorId", "transports" FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "lastUsedAt" DESC LIMIT @limit`,
+    sql: `SELECT "descriptorId", "transports", "prfSalt" FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "lastUsedAt" DESC LIMIT @limit`,
   },
   findCredential: {
     kind: 'read',
@@ -58,7 +58,8 @@ export const STATEMENTS = {
   listCredentials: {
     kind: 'read',
     sql: `SELECT "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "attestationFmt", "aaGuid", "transports", "rpid", "origin",
-        "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay"
+        "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay", "prfSalt", "prfEnabled",
+        "madeByUpgrade"
       FROM "Credential" WHERE "tenant" = @tenant AND "userId" = @userId ORDER BY "createdAt", "descriptorId"`,
   },
   userCapacity: {
@@ -303,9 +304,11 @@ export const STATEMENTS = {
   insertCredential: {
     kind: 'write',
     sql: `INSERT INTO "Credential" ("tenant", "descriptorId", "userId", "userHandle", "publicKey", "signatureCounter", "attestationFmt", "aaGuid",
-        "transports", "rpid", "origin", "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay")
+        "transports", "rpid", "origin", "country", "device", "nickname", "backupEligible", "backupState", "isDiscoverable", "uvInitialized", "createdAt", "lastUsedAt", "lastUsedDay",
+        "prfSalt", "prfEnabled", "madeByUpgrade")
       VALUES (@tenant, @descriptorId, @userId, @userHandle, @publicKey, @signatureCounter, @attestationFmt, @aaGuid,
-        @transports, @rpid, @origin, @country, @device, @nickname, @backupEligible, @backupState, @isDiscoverable, @uvInitialized, @createdAt, @lastUsedAt, @lastUsedDay)`,
+        @transports, @rpid, @origin, @country, @device, @nickname, @backupEligible, @backupState, @isDiscoverable, @uvInitialized, @createdAt, @lastUsedAt, @lastUsedDay,
+        @prfSalt, @prfEnabled, @madeByUpgrade)`,
   },
   /** The user's row locked (created if new) with their new number of aliases. */
   setUserAliasCount: {

@@ -57,6 +57,9 @@ export function registrationSteps({ tenant, credential: c, aliases, redeemedToke
       createdAt: encoding.time(c.createdAt),
       lastUsedAt: encoding.time(c.lastUsedAt),
       lastUsedDay: c.lastUsedDay,
+      prfSalt: c.prfSalt,
+      prfEnabled: c.prfEnabled === null ? null : encoding.bool(c.prfEnabled),
+      madeByUpgrade: encoding.bool(c.madeByUpgrade),
     }),
     ...webhookDeliverySteps(webhookDeliveries, encoding),
   ];
