@@ -53,10 +53,10 @@ function usersInDatabase(): Array<{ id: string; email: string; password_hash: st
 const passwordSignIn = (agent: ReturnType<typeof supertest.agent>, email: string, password: string) => agent.post('/login').send({ email, password });
 
 /** The user's passkeys at the service (the private API's list). */
-async function credentialsAtService(userId: string): Promise<Array<{ descriptor: { id: string } }>> {
+async function credentialsAtService(userId: string): Promise<Array<{ descriptor: { id: string }; upgrade: boolean }>> {
   const res = await fetch(`${service.url}/credentials/list?userId=${encodeURIComponent(userId)}`, { headers: { ApiSecret: app.apiSecret } });
   expect(res.status).toBe(200);
-  return (await res.json()) as Array<{ descriptor: { id: string } }>;
+  return (await res.json()) as Array<{ descriptor: { id: string }; upgrade: boolean }>;
 }
 
 describe('the password-upgrade example', () => {
@@ -117,6 +117,27 @@ describe('the password-upgrade example', () => {
     const withPassword = supertest.agent(host.url);
     expect((await passwordSignIn(withPassword, GRACE.email, GRACE.password)).status).toBe(200);
     expect((await withPassword.get('/api/me')).body).toEqual(user);
+  });
+
+  it('notes each password sign-in (notePasswordSignIn): one upgrade token per password sign-in, none for a passkey sign-in or without one', async () => {
+    const agent = supertest.agent(host.url);
+    expectProblem(await agent.post('/passwordless-upgrade').send({}), 401, 'not_signed_in');
+    const { body: user } = await passwordSignIn(agent, ADA.email, ADA.password);
+    const granted = await agent.post('/passwordless-upgrade').send({});
+    expect({ status: granted.status, token: granted.body.token }).toEqual({ status: 200, token: expect.stringMatching(/^register_/) });
+    expectProblem(await agent.post('/passwordless-upgrade').send({}), 403, 'upgrade_not_offered');
+
+    // The browser's ceremony with the token (here a modal one, with the user present), reported to the host.
+    const made = await finishRegistration(service, app, granted.body.token, { nickname: 'Upgraded' });
+    expect(made.complete.status).toBe(200);
+    expect((await agent.post('/passwordless-add-credential/complete').send({ token: made.complete.body.token })).status).toBe(200);
+    expect((await credentialsAtService(user.id)).map((c) => c.descriptor.id)).toContain(made.credential.idB64);
+
+    // A passkey sign-in is not a password sign-in: no upgrade for that session.
+    const withPasskey = supertest.agent(host.url);
+    const signin = await signIn(service, app, made.credential);
+    expect((await withPasskey.post('/passwordless-login').send({ token: signin.complete.body.token })).status).toBe(200);
+    expectProblem(await withPasskey.post('/passwordless-upgrade').send({}), 403, 'upgrade_not_offered');
   });
 
   it('restarted on the same data, keeps its users and seeds none; a client address gets a few password attempts a minute', async () => {
