@@ -92,7 +92,7 @@ async function refresh() {
   $('passkeys').replaceChildren(...list.map(passkeyItem));
   $('no-passkeys').hidden = list.length > 0;
   if (canListSessions) {
-    const { sessions } = await passkeys.sessions();
+    const sessions = await passkeys.sessions();
     $('sessions').replaceChildren(...sessions.map(sessionItem));
     $('end-other-sessions').hidden = sessions.length < 2;
     $('sessions-section').hidden = false;
