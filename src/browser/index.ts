@@ -3,8 +3,8 @@
  * ceremonies against the service's public API in the wire format of the published client
  * (`@passwordlessdev/passwordless-client`, whose autofill detection it uses), and with the
  * middleware's routes does what a page does with passkeys: sign up, sign in (autofill included),
- * step up, manage passkeys, recover, sign out. It keeps the browser's passkey list in step with the server's
- * through the WebAuthn Signal API where the browser has it.
+ * step up, manage passkeys, recover, sign out. It keeps the browser's passkey list in step with
+ * the server's through the WebAuthn Signal API where the browser has it.
  *
  * Served by the middleware (`serveBrowserModule`) for pages without a bundler, or imported from the
  * package through a bundler. ESM, no dependency beyond the published client.
