@@ -1,20 +1,22 @@
 /**
- * `passwordless-selfhost/browser`: the browser side of the Express middleware. It wraps the
- * unmodified published client (`@passwordlessdev/passwordless-client`) and the middleware's routes
- * into what a page does with passkeys: sign up, sign in (autofill included), step up, manage
- * passkeys, recover, sign out. It keeps the browser's passkey list in step with the server's
- * through the WebAuthn Signal API where the browser has it.
+ * `passwordless-selfhost/browser`: the browser side of the Express middleware. It runs the
+ * ceremonies against the service's public API in the wire format of the published client
+ * (`@passwordlessdev/passwordless-client`, whose autofill detection it uses), and with the
+ * middleware's routes does what a page does with passkeys: sign up, sign in (autofill included),
+ * step up, manage passkeys, recover, sign out. It keeps the browser's passkey list in step with
+ * the server's through the WebAuthn Signal API where the browser has it.
  *
  * Served by the middleware (`serveBrowserModule`) for pages without a bundler, or imported from the
  * package through a bundler. ESM, no dependency beyond the published client.
  */
-import { Client, isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
-import { registrationCeremony, signInCeremony, type CeremonyConfig, type ClientExtensionResults } from './extensionCeremonies.js';
+import { isAutofillSupported, type ProblemDetails } from '@passwordlessdev/passwordless-client';
 import { clientCapabilities } from './capabilities.js';
-import { conditionalRegistration } from './conditionalRegistration.js';
-import { immediateAssertion } from './immediateAssertion.js';
+import { registrationCeremony } from './registrationCeremony.js';
+import type { CeremonyResult } from './runCeremony.js';
+import { signInCeremony } from './signInCeremony.js';
+import type { ClientExtensionResults } from './webauthnJson.js';
 
-export type { ClientExtensionResults } from './extensionCeremonies.js';
+export type { ClientExtensionResults } from './webauthnJson.js';
 
 /** What `GET /passwordless-config` answers (the middleware's `exposeConfig`). */
 export interface PasskeysConfig {
@@ -160,9 +162,9 @@ async function signal(call: (api: SignalApi) => Promise<void> | undefined): Prom
   }
 }
 
-/** The published client answers `{token}` or `{error}`; this makes the error a thrown PasskeyError. */
-function tokenOf(result: { token?: string; error?: ProblemDetails }): string {
-  if (result.error || !result.token) throw new PasskeyError(result.error ?? { from: 'client', errorCode: 'unknown', title: 'No token was returned.' });
+/** A ceremony ends with a token or a problem; this makes the problem a thrown PasskeyError. */
+function tokenOf(result: CeremonyResult): string {
+  if (result.problem) throw new PasskeyError(result.problem as ProblemDetails);
   return result.token;
 }
 
@@ -182,11 +184,10 @@ function clearFragment(): void {
 export async function createPasskeys(options: { configUrl?: string; rpId?: string } = {}): Promise<Passkeys> {
   const config = (await (await fetch(options.configUrl ?? '/passwordless-config', { credentials: 'same-origin' })).json()) as PasskeysConfig;
   const rpId = options.rpId ?? location.hostname;
+  // Every ceremony runs here, in the published client's wire format, so that the extensions are handled on each (webauthnJson).
   const publicApi = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
-  const client = new Client({ apiUrl: config.apiUrl, apiKey: config.apiKey, rpid: rpId });
-  // Ceremonies that carry extensions run here rather than in the published client (see extensionCeremonies).
-  const ceremonies: CeremonyConfig = { apiUrl: config.apiUrl, apiKey: config.apiKey, rpId, origin: location.origin };
   let autofillRun = 0;
+  let autofillAbort: AbortController | undefined;
   let userId: string | undefined;
 
   const path = (name: keyof PasskeysConfig['paths']): string => {
@@ -229,10 +230,14 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return current;
   }
 
-  async function passkeySignIn(alias: string | undefined): Promise<{ user: SignedInUser; extensions: ClientExtensionResults }> {
+  /** A sign-in by alias, else discoverable; `immediate` rejects with `no_passkey_on_device` where the browser holds none. */
+  async function passkeySignIn(alias: string | undefined, mediation: 'modal' | 'immediate' = 'modal'): Promise<{ user: SignedInUser; extensions: ClientExtensionResults }> {
+    const result = await signInCeremony(publicApi, { alias: alias || undefined }, { mediation });
+    if (mediation === 'immediate' && (result.declined === 'NotAllowedError' || result.declined === 'NoCredential')) {
+      throw new PasskeyError({ from: 'client', errorCode: 'no_passkey_on_device', title: 'There is no passkey for this site on this device.', detail: `The browser answered ${result.declined}.` });
+    }
     try {
-      const result = await signInCeremony(ceremonies, alias ? { alias } : {});
-      const user = await login(tokenOf(result as { token?: string; error?: ProblemDetails }));
+      const user = await login(tokenOf(result));
       return { user, extensions: result.extensions ?? {} };
     } catch (error) {
       await forgetIfUnknown(error);
@@ -248,14 +253,15 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       const startedAt = Date.now();
       let restarted = false;
       // The challenge of a waiting request expires at the service: start a fresh one before it does.
+      const abort = (autofillAbort = new AbortController());
       const timer = setTimeout(() => {
         restarted = true;
-        if (run === autofillRun) client.abort();
+        if (run === autofillRun) abort.abort();
       }, restartMs);
-      const result = await client.signinWithAutofill();
+      const result = await signInCeremony(publicApi, {}, { mediation: 'conditional', signal: abort.signal });
       clearTimeout(timer);
       if (run !== autofillRun) return undefined;
-      if (result.token) {
+      if (result.token !== undefined) {
         try {
           const user = await login(result.token);
           autofillRun++;
@@ -265,9 +271,9 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
           if (!(error instanceof PasskeyError)) throw error;
           signInOptions.onError?.(error);
         }
-      } else if (result.error?.from === 'server') {
+      } else if (result.problem.from === 'server') {
         // The service refused the passkey (e.g. deleted on the server): the browser forgets it, the page hears why.
-        const error = new PasskeyError(result.error);
+        const error = new PasskeyError(result.problem as ProblemDetails);
         await forgetIfUnknown(error);
         signInOptions.onError?.(error);
       }
@@ -281,36 +287,26 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
 
   /** `signIn({mediation: 'immediate'})`: see SignInOptions.mediation. */
   async function immediateSignIn(alias: string | undefined): Promise<SignedInUser> {
-    if (!(await clientCapabilities()).immediateGet) return (await passkeySignIn(alias)).user;
-    const result = await immediateAssertion(publicApi, alias);
-    if ('noPasskey' in result) {
-      throw new PasskeyError({ from: 'client', errorCode: 'no_passkey_on_device', title: 'There is no passkey for this site on this device.', detail: `The browser answered ${result.noPasskey}.` });
-    }
-    try {
-      return await login(tokenOf('token' in result ? { token: result.token } : { error: result.problem }));
-    } catch (error) {
-      await forgetIfUnknown(error);
-      throw error;
-    }
+    return (await passkeySignIn(alias, (await clientCapabilities()).immediateGet ? 'immediate' : 'modal')).user;
   }
 
   function stopAutofill(): void {
     autofillRun++;
-    client.abort();
+    autofillAbort?.abort();
   }
 
   async function stepUp({ purpose = 'step-up' }: { purpose?: string } = {}): Promise<{ extensions: ClientExtensionResults }> {
     const id = userId ?? (await list()).user.userId;
-    const result = await signInCeremony(ceremonies, { userId: id }, { purpose });
-    const token = tokenOf(result as { token?: string; error?: ProblemDetails });
+    const result = await signInCeremony(publicApi, { userId: id, purpose });
+    const token = tokenOf(result);
     await post('stepUp', { token, purpose });
     return { extensions: result.extensions ?? {} };
   }
 
   /** Makes the passkey a register token is for; the token and the browser's extension results. */
   async function register(token: string, nickname?: string): Promise<{ token: string; extensions: ClientExtensionResults }> {
-    const result = await registrationCeremony(ceremonies, token, nickname);
-    return { token: tokenOf(result as { token?: string; error?: ProblemDetails }), extensions: result.extensions ?? {} };
+    const result = await registrationCeremony(publicApi, token, { nickname });
+    return { token: tokenOf(result), extensions: result.extensions ?? {} };
   }
 
   /** Runs `action`; if the middleware asks for a step-up first, runs the step-up it names and `action` once more. */
@@ -412,11 +408,10 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
         if (error instanceof PasskeyError && ['upgrade_not_offered', 'not_signed_in'].includes(error.errorCode)) return 'not-offered';
         throw error;
       }
-      const made = await conditionalRegistration(publicApi, token, nickname);
-      if ('declined' in made) return 'declined';
-      if ('problem' in made) throw new PasskeyError(made.problem);
+      const made = await registrationCeremony(publicApi, token, { nickname, mediation: 'conditional' });
+      if (made.declined) return 'declined';
       // The host hears of the new passkey, as of any other (onPasskeyAdded).
-      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
+      if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: tokenOf(made) });
       return 'created';
     },
 

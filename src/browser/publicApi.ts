@@ -11,11 +11,12 @@ export interface CeremonyProblem {
   from: 'client' | 'server';
   errorCode: string;
   title: string;
+  detail?: string;
   [extra: string]: unknown;
 }
 
-// The published client's headers; its Client-Version with our prefix, in its documented form.
-const CLIENT_VERSION = 'selfhost-0.1.0+js-1.1.0';
+/** The published client's own version header, so that the service sees the same client either way. */
+const CLIENT_VERSION = 'js-1.1.0';
 
 /** POSTs one step of a ceremony to the service's public API, as the published client does. */
 export async function callPublicApi<T>(api: PublicApi, path: string, body: unknown): Promise<{ ok: true; value: T } | { ok: false; problem: CeremonyProblem }> {

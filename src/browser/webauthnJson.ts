@@ -1,7 +1,10 @@
 // The published client's wire format (@passwordlessdev/passwordless-client 1.2.4, `registerBegin`,
-// `registerComplete`, `signinBegin`, `signinComplete`), for the two ceremonies it cannot run: a
-// conditional create and an immediate get. The service reads exactly these shapes, so they must
-// not drift from the client's. No imports: pure functions, tested beside (webauthnJson.test.ts).
+// `registerComplete`, `signinBegin`, `signinComplete`), for the ceremonies the module runs itself.
+// The service reads exactly these shapes, so they must not drift from the client's. Two things the
+// client does not do: decode the extension inputs the service sends (PRF salts, a large blob to
+// write: base64url there, bytes for the browser), and keep the page's extension results from the
+// service (PRF outputs and a large blob read are not posted). One wire format, one file: these
+// functions only make sense together. No imports: pure functions, tested beside (webauthnJson.test.ts).
 
 /** base64url (no padding) to bytes. */
 export function fromBase64Url(value: string): Uint8Array<ArrayBuffer> {
@@ -20,6 +23,46 @@ export function toBase64Url(buffer: ArrayBuffer | ArrayBufferView): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+type Json = Record<string, any>;
+
+/** The browser's client extension results, as the browser gave them (PRF outputs as ArrayBuffers). */
+export type ClientExtensionResults = Record<string, unknown>;
+
+/** `{first, second?}` of base64url salts as the bytes the browser takes. */
+const saltValues = (values: Json | undefined) => values && { first: fromBase64Url(values.first), ...(values.second ? { second: fromBase64Url(values.second) } : {}) };
+
+/** The extension inputs with every byte string (PRF salts, a large blob to write) decoded. */
+export function decodeExtensionInputs(extensions: Json | undefined): Json | undefined {
+  if (!extensions) return undefined;
+  const decoded: Json = { ...extensions };
+  const prf = extensions.prf as Json | undefined;
+  if (prf) {
+    decoded.prf = {
+      ...(prf.eval ? { eval: saltValues(prf.eval) } : {}),
+      ...(prf.evalByCredential ? { evalByCredential: Object.fromEntries(Object.entries(prf.evalByCredential as Json).map(([id, v]) => [id, saltValues(v)])) } : {}),
+    };
+  }
+  if (typeof extensions.largeBlob?.write === 'string') decoded.largeBlob = { ...extensions.largeBlob, write: fromBase64Url(extensions.largeBlob.write) };
+  return decoded;
+}
+
+/** What of the client extension results may go to the service: everything but PRF outputs and a large blob read. */
+export function extensionResultsForService(results: ClientExtensionResults): Json {
+  const kept: Json = {};
+  for (const [name, value] of Object.entries(results)) {
+    if (name === 'prf' && value && typeof value === 'object') {
+      const { results: _secret, ...rest } = value as Json;
+      kept.prf = rest;
+    } else if (name === 'largeBlob' && value && typeof value === 'object') {
+      const { blob: _secret, ...rest } = value as Json;
+      kept.largeBlob = rest;
+    } else {
+      kept[name] = value;
+    }
+  }
+  return kept;
+}
+
 interface JsonDescriptor {
   id: string;
   type: string;
@@ -36,6 +79,7 @@ export function creationOptionsOf(data: Record<string, unknown>): PublicKeyCrede
     challenge: fromBase64Url(data.challenge as string),
     user: { ...user, id: fromBase64Url(user.id) },
     excludeCredentials: descriptorsOf(data.excludeCredentials as JsonDescriptor[] | undefined),
+    extensions: decodeExtensionInputs(data.extensions as Json | undefined),
   };
 }
 
@@ -45,6 +89,7 @@ export function requestOptionsOf(data: Record<string, unknown>): PublicKeyCreden
     ...(data as unknown as PublicKeyCredentialRequestOptions),
     challenge: fromBase64Url(data.challenge as string),
     allowCredentials: descriptorsOf(data.allowCredentials as JsonDescriptor[] | undefined),
+    extensions: decodeExtensionInputs(data.extensions as Json | undefined),
   };
 }
 
@@ -54,43 +99,39 @@ export interface CeremonySite {
   origin: string;
 }
 
-/** The `/register/complete` body for a credential `navigator.credentials.create` made. */
+/** The `response` both complete bodies carry: the credential with its type-specific `response` fields. */
+function credentialJson(credential: PublicKeyCredential, response: Record<string, string>) {
+  return {
+    id: credential.id,
+    rawId: toBase64Url(credential.rawId),
+    type: credential.type,
+    clientExtensionResults: extensionResultsForService(credential.getClientExtensionResults() as ClientExtensionResults),
+    response,
+  };
+}
+
+/** The `/register/complete` body for a credential `navigator.credentials.create` made (the service never sees a PRF output). */
 export function registrationCompleteBody(credential: PublicKeyCredential, session: string, nickname: string | undefined, site: CeremonySite) {
   const response = credential.response as AuthenticatorAttestationResponse;
   return {
     session,
-    response: {
-      id: credential.id,
-      rawId: toBase64Url(credential.rawId),
-      type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        AttestationObject: toBase64Url(response.attestationObject),
-        clientDataJson: toBase64Url(response.clientDataJSON),
-      },
-    },
+    response: credentialJson(credential, { AttestationObject: toBase64Url(response.attestationObject), clientDataJson: toBase64Url(response.clientDataJSON) }),
     nickname,
     RPID: site.rpId,
     Origin: site.origin,
   };
 }
 
-/** The `/signin/complete` body for an assertion `navigator.credentials.get` made. */
+/** The `/signin/complete` body for an assertion `navigator.credentials.get` made (the service never sees a PRF output). */
 export function signinCompleteBody(credential: PublicKeyCredential, session: string, site: CeremonySite) {
   const response = credential.response as AuthenticatorAssertionResponse;
   return {
     session,
-    response: {
-      id: credential.id,
-      rawId: toBase64Url(credential.rawId),
-      type: credential.type,
-      clientExtensionResults: credential.getClientExtensionResults(),
-      response: {
-        authenticatorData: toBase64Url(response.authenticatorData),
-        clientDataJson: toBase64Url(response.clientDataJSON),
-        signature: toBase64Url(response.signature),
-      },
-    },
+    response: credentialJson(credential, {
+      authenticatorData: toBase64Url(response.authenticatorData),
+      clientDataJson: toBase64Url(response.clientDataJSON),
+      signature: toBase64Url(response.signature),
+    }),
     RPID: site.rpId,
     Origin: site.origin,
   };

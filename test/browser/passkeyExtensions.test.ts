@@ -123,10 +123,15 @@ browserSuite('passkey extensions')('PRF through the browser module in Chromium',
     expect(discoverable.user.email).toBe(email);
     expect(discoverable.extensions.prf).toBeUndefined();
 
+    // The immediate sign-in runs the same ceremony: its salt decoded for the browser, its output kept from the service.
+    await inPage('window.passkeys.signOut()');
+    const immediate = await inPage<{ email: string }>(`window.passkeys.signIn({ alias: ${JSON.stringify(email)}, mediation: 'immediate' })`);
+    expect(immediate.email).toBe(email);
+
     // What the page posted to /signin/complete: the PRF entry, without its results.
     const completes = pageRequests.filter((r) => r.method() === 'POST' && r.url().endsWith('/signin/complete'));
-    expect(completes).toHaveLength(3);
-    expect(completes.map((request) => JSON.parse(request.postData() ?? '{}').response.clientExtensionResults)).toEqual([{ prf: {} }, { prf: {} }, {}]);
+    expect(completes).toHaveLength(4);
+    expect(completes.map((request) => JSON.parse(request.postData() ?? '{}').response.clientExtensionResults)).toEqual([{ prf: {} }, { prf: {} }, {}, { prf: {} }]);
 
     // Every byte toward the service (the page's and the host's): no form of the output.
     const wire = Buffer.concat(toService);
