@@ -13,5 +13,9 @@ export type { PasskeyAddedEvent, PasskeyEvent, PasskeyEventPasskey } from './pas
 export { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage, type MailWindowUsage, type MailKind } from './mailBudget';
 export { DEFAULT_THROTTLE, type ThrottleSettings } from './throttle';
 export type { HostLogger, PassportLike } from './routes/context';
+export type { SessionFeatureOptions, UserRevocation } from './sessions/sessionFeatures';
+export type { SessionView } from './sessions/accountSessions';
+export type { SessionStoreLike, StoredSession } from './sessions/sessionDirectory';
+export type { SessionRecord } from './sessions/noteSession';
 export type { ProblemBody } from '../shared/problem';
 export type * from './apiTypes';

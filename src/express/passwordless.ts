@@ -19,10 +19,12 @@ import { logoutRoute } from './routes/logout';
 import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './routes/passkeys';
 import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
+import { endSessionRoute, listSessionsRoute } from './routes/sessions';
 import { stepUpRoute } from './routes/stepUp';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
+import { sessionFeatures, type SessionFeatureOptions, type UserRevocation } from './sessions/sessionFeatures';
 import { resolveSettings, type PasswordlessSettings, type PasswordlessSettingsInput } from './settings';
 import { completeSignUp } from './signUpCompletion';
 import { stepUpGuard, type StepUpOptions } from './stepUp';
@@ -48,6 +50,9 @@ export interface PasswordlessPaths {
   /** Only mounted with `recovery`: the request (POST) and the link's route (GET). */
   recover: string | null;
   confirmRecovery: string | null;
+  /** Only mounted with the session features (`sessionStore`): the signed-in user's sessions (GET) and ending them (POST). */
+  sessions: string | null;
+  endSession: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
 }
@@ -65,10 +70,12 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   stepUp: '/passwordless-step-up',
   recover: '/passwordless-recover',
   confirmRecovery: '/passwordless-recover/confirm',
+  sessions: '/passwordless-sessions',
+  endSession: '/passwordless-sessions/end',
   config: '/passwordless-config',
 };
 
-export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
+export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U>, SessionFeatureOptions {
   /** The host's users. */
   users: UserStore<U>;
   /** The host's passport instance. Default: the `passport` module's. */
@@ -179,6 +186,11 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   handleErrors: ErrorRequestHandler;
   /** The host-wide mail budget's counts this hour and day (zeros without a budget). */
   mailUsage(): Promise<MailUsage>;
+  /**
+   * For the host's admin code: deletes every passkey of the user (their service userId) at the
+   * service, then ends all their sessions; answers how many of each. Needs `sessionStore`.
+   */
+  revokeUser(userId: string): Promise<UserRevocation>;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
@@ -275,6 +287,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const recovery: Recovery | undefined =
     recoveryLink && paths.recover !== null ? { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) } : undefined;
 
+  const sessions = sessionFeatures(options, { client, secret: settings.apiSecret, userIdOf, logger, now });
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -300,9 +313,10 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     findUser,
     logger,
     // What is mounted, for the browser module's config: a route that is off is not there.
-    paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recovery ? paths.recover : null, confirmRecovery: recovery ? paths.confirmRecovery : null },
+    paths: { ...paths, ...sessions.mounted(paths), verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recovery ? paths.recover : null, confirmRecovery: recovery ? paths.confirmRecovery : null },
     autofillRestartSeconds,
     now,
+    sessions: sessions.accountSessions,
   };
 
   const limits = throttle ? throttles(throttle) : undefined;
@@ -318,6 +332,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
       next();
     });
   }
+  if (sessions.accountSessions) router.use(sessions.accountSessions.track);
   // Every state-changing route: only from this site's own pages (or a non-browser client), only
   // as JSON, throttled per client address before it costs the service anything.
   const post = (path: string | null, group: ThrottleGroup | undefined, ...handlers: RequestHandler[]) => {
@@ -340,6 +355,10 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.renamePasskey, 'account', renamePasskeyRoute(ctx));
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
+  if (sessions.accountSessions) {
+    get(paths.sessions, 'account', listSessionsRoute(ctx, sessions.accountSessions));
+    post(paths.endSession, 'account', endSessionRoute(ctx, sessions.accountSessions));
+  }
   if (recovery) {
     post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
@@ -376,5 +395,5 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     return { hour: none, day: none };
   };
 
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage });
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, revokeUser: sessions.revokeUser });
 }

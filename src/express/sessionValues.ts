@@ -14,6 +14,8 @@ export interface SessionValues {
   passwordlessSignIn?: { userId: string; via: SignInWay; at: number; provenAt: number; credentialId?: string };
   /** When the signed-in user last stepped up, per purpose, and with which passkey (epoch ms, credential id). */
   passwordlessStepUps?: Record<string, { userId: string; at: number; credentialId?: string }>;
+  /** Whose session this is, where it runs and when it was opened and last seen, for the session list (see sessions/noteSession.ts). */
+  passwordlessSession?: import('./sessions/noteSession').SessionRecord;
 }
 
 /** The request's session, typed for the middleware's own values; undefined without express-session. */
