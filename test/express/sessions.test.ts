@@ -298,6 +298,28 @@ describe.each(stores)('sessions with %s', (_name, makeStore) => {
   });
 });
 
+describe("the example's SQLite store", () => {
+  it('adds its indexed user_id column to a database made before it, and finds a session there once it is saved again', async () => {
+    const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'express-host', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE sessions (sid TEXT PRIMARY KEY, data TEXT NOT NULL, expires INTEGER NOT NULL)');
+    const old = { cookie: { expires: new Date(Date.now() + 3_600_000).toISOString() }, passwordlessSession: { userId: 'u1', createdAt: 1, lastSeenAt: 1, device: 'Linux', browser: 'Firefox' } };
+    db.prepare('INSERT INTO sessions (sid, data, expires) VALUES (?, ?, ?)').run('old', JSON.stringify(old), Date.now() + 3_600_000);
+    const store = new SqliteSessionStore(db);
+    try {
+      const directory = sessionDirectory(store);
+      expect(directory.how).toBe('sessionsOf');
+      expect([...(await directory.candidates('u1')).keys()]).toEqual([]);
+      await new Promise<void>((resolve, reject) => store.set('old', old as unknown as session.SessionData, (error) => (error ? reject(error) : resolve())));
+      expect([...(await directory.candidates('u1')).keys()]).toEqual(['old']);
+      expect(db.prepare("SELECT name FROM pragma_index_list('sessions')").all()).toContainEqual({ name: 'sessions_user_id' });
+    } finally {
+      store.close();
+      db.close();
+    }
+  });
+});
+
 describe('the session features at start-up', () => {
   const quiet = { error: () => undefined, warn: () => undefined };
   const base = () => ({ users: new InMemoryUserStore(), passport: new Passport(), logger: quiet, env: {}, apiKey: app.apiKey, apiSecret: app.apiSecret, apiUrl: service.url, origins: 'https://app.example.com', verifyEmail: false as const });
