@@ -66,7 +66,8 @@ export function accountSessions(options: AccountSessionsOptions) {
     if (currentSid && current?.passwordlessSession?.userId === userId) candidates.set(currentSid, current as StoredSession);
     for (const [sid, session] of candidates) {
       const record = session.passwordlessSession;
-      if (!record || record.userId !== userId) continue;
+      // Only a record this middleware wrote counts (a host's own session values could collide in name).
+      if (!record || record.userId !== userId || !Number.isFinite(record.createdAt) || !Number.isFinite(record.lastSeenAt)) continue;
       const signIn = session.passwordlessSignIn;
       found.push({ sid, record, credentialId: signIn?.userId === userId ? signIn.credentialId : undefined });
     }
