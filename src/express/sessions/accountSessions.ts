@@ -82,7 +82,7 @@ export function accountSessions(options: AccountSessionsOptions) {
   return {
     how: directory.how,
 
-    /** The list of `GET /passwordless-sessions`: the last seen first. */
+    /** The list of `GET /passwordless-sessions`: this session first, then the last seen first. */
     async list(userId: string, req: Request): Promise<SessionView[]> {
       const [sessions, credentials] = await Promise.all([sessionsOf(userId, req), client.listCredentials(userId)]);
       const names = new Map(credentials.map((c) => [c.descriptor.id, c.nickname || c.authenticatorName || c.device || 'Passkey']));
