@@ -77,6 +77,8 @@ export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttl
     exposeConfig: true,
     publicApiUrl,
     recovery: true,
+    // The session list ("where you are signed in"): the store finds a user's sessions by an index.
+    sessionStore: sessions,
     ...passkeyMails(fileMailer(hostMailFile), 'Passkeys example'),
     // An operator hears before users do that the day's mail budget is running out.
     mailBudget: { onUsage: warnWhenMailRunsLow, ...mailBudget },

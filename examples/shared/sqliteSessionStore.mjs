@@ -5,9 +5,12 @@ const DAY_MS = 24 * 3600 * 1000;
 /**
  * express-session's sessions in the host's SQLite database, so a restart keeps visitors signed
  * in. (The one published better-sqlite3 store is GPL-licensed; this is the whole of what is needed.)
+ * Each row keeps the user id the middleware records in a signed-in session, indexed, so that
+ * `sessionsOf(userId)` (the session list, ending sessions) reads one user's rows, not the table.
  */
 export class SqliteSessionStore extends session.Store {
   #get;
+  #ofUser;
   #set;
   #touch;
   #destroy;
@@ -17,8 +20,14 @@ export class SqliteSessionStore extends session.Store {
   constructor(db, { pruneEveryMs = 15 * 60 * 1000 } = {}) {
     super();
     db.exec('CREATE TABLE IF NOT EXISTS sessions (sid TEXT PRIMARY KEY, data TEXT NOT NULL, expires INTEGER NOT NULL)');
+    // Databases made before the session list get the column: their sessions are indexed as they are next saved.
+    if (!db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions').some((column) => column.name === 'user_id')) db.exec('ALTER TABLE sessions ADD COLUMN user_id TEXT');
+    db.exec('CREATE INDEX IF NOT EXISTS sessions_user_id ON sessions (user_id) WHERE user_id IS NOT NULL');
     this.#get = db.prepare('SELECT data FROM sessions WHERE sid = ? AND expires > ?');
-    this.#set = db.prepare('INSERT INTO sessions (sid, data, expires) VALUES (?, ?, ?) ON CONFLICT(sid) DO UPDATE SET data = excluded.data, expires = excluded.expires');
+    this.#ofUser = db.prepare('SELECT sid, data FROM sessions WHERE user_id = ? AND expires > ?');
+    this.#set = db.prepare(
+      'INSERT INTO sessions (sid, data, expires, user_id) VALUES (?, ?, ?, ?) ON CONFLICT(sid) DO UPDATE SET data = excluded.data, expires = excluded.expires, user_id = excluded.user_id',
+    );
     this.#touch = db.prepare('UPDATE sessions SET expires = ? WHERE sid = ?');
     this.#destroy = db.prepare('DELETE FROM sessions WHERE sid = ?');
     this.#prune = db.prepare('DELETE FROM sessions WHERE expires <= ?');
@@ -34,7 +43,12 @@ export class SqliteSessionStore extends session.Store {
   }
 
   set(sid, data, done) {
-    this.#run(done, () => this.#set.run(sid, JSON.stringify(data), expiryOf(data)));
+    this.#run(done, () => this.#set.run(sid, JSON.stringify(data), expiryOf(data), userIdOf(data)));
+  }
+
+  /** The live sessions of one user, `{ [sid]: session }`: what the middleware's session list reads. */
+  sessionsOf(userId, done) {
+    this.#run(done, () => Object.fromEntries(this.#ofUser.all(String(userId), Date.now()).map((row) => [row.sid, JSON.parse(row.data)])));
   }
 
   touch(sid, data, done) {
@@ -59,6 +73,12 @@ export class SqliteSessionStore extends session.Store {
     }
     done?.(null, result);
   }
+}
+
+/** The user a signed-in session records (the middleware's `passwordlessSession.userId`), or null. */
+function userIdOf(data) {
+  const userId = data?.passwordlessSession?.userId;
+  return typeof userId === 'string' ? userId : null;
 }
 
 function expiryOf(data) {

@@ -23,7 +23,7 @@ export interface PasskeysConfig {
   apiUrl: string;
   apiKey: string;
   /** Where each of the middleware's routes is mounted. */
-  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery' | 'upgrade', string>>;
+  paths: Partial<Record<'register' | 'login' | 'addCredential' | 'addCredentialComplete' | 'logout' | 'verifyEmail' | 'passkeys' | 'renamePasskey' | 'deletePasskey' | 'stepUp' | 'recover' | 'confirmRecovery' | 'upgrade' | 'sessions' | 'endSession', string>>;
   /** How often an autofill request is restarted, before its challenge expires. */
   autofillRestartSeconds: number;
 }
@@ -63,6 +63,21 @@ export interface PasskeyList {
   user: { userId: string; userHandle: string; name: string; displayName: string };
   /** The last used first. */
   passkeys: Passkey[];
+}
+
+/** One place the user is signed in, as `GET /passwordless-sessions` lists it (this one first, then the last seen first). */
+export interface SignedInSession {
+  /** An opaque handle for `endSession` (not the session's cookie). */
+  id: string;
+  device: string;
+  browser: string;
+  /** The passkey that opened it; null for a password or recovery sign-in, or a deleted passkey. */
+  passkeyName: string | null;
+  passkeyId: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  /** This browser's session. */
+  current: boolean;
 }
 
 /** What the middleware's login answers: the host's public fields of the user. */
@@ -123,6 +138,12 @@ export interface Passkeys {
   renamePasskey(id: string, name: string): Promise<void>;
   /** Deletes a passkey; a step-up it needs runs by itself, through the user's passkey. */
   deletePasskey(id: string): Promise<void>;
+  /** Where the user is signed in (the site must give the middleware its `sessionStore`). */
+  sessions(): Promise<SignedInSession[]>;
+  /** Ends one of those sessions (signed out at its next request); this one ends at once, like `signOut`. Ending another runs the step-up it needs by itself. */
+  endSession(id: string): Promise<void>;
+  /** Ends every session but this one, stepping up first when there are any; resolves with how many ended. */
+  endOtherSessions(): Promise<number>;
   /** Asks for a recovery link to be mailed to `email` (the same answer whether or not it has an account). */
   recover(email: string): Promise<void>;
   /** Whether this page was opened from a recovery link (show the confirm button). */
@@ -370,6 +391,25 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     async deletePasskey(id) {
       await stepUpWhenAsked(() => post('deletePasskey', { id }));
       await list();
+    },
+
+    async sessions() {
+      const res = await fetch(path('sessions'), { credentials: 'same-origin' });
+      const answer = (await res.json()) as { sessions: SignedInSession[] } | ProblemDetails;
+      if (!res.ok) throw new PasskeyError(answer as ProblemDetails);
+      return (answer as { sessions: SignedInSession[] }).sessions;
+    },
+
+    async endSession(id) {
+      const { signedOut } = await stepUpWhenAsked(() => post<{ signedOut?: boolean }>('endSession', { id }));
+      if (signedOut) {
+        stopAutofill();
+        userId = undefined;
+      }
+    },
+
+    async endOtherSessions() {
+      return (await stepUpWhenAsked(() => post<{ ended: number }>('endSession', { allButThis: true }))).ended;
     },
 
     async recover(email) {

@@ -3,6 +3,7 @@ import type { VerifiedUser } from './apiTypes';
 import { credentialIdOf } from './credentialIdOf';
 import type { SessionProof } from './passkeyMayStepUp';
 import { requireSessionValues, sessionValuesOf, type SignInWay } from './sessionValues';
+import { noteSession } from './sessions/noteSession';
 
 /**
  * Notes, right after `req.logIn`, how the session of `verified.userId` was opened: the way, the
@@ -12,6 +13,7 @@ import { requireSessionValues, sessionValuesOf, type SignInWay } from './session
 export function recordSignIn(req: Request, verified: Pick<VerifiedUser, 'userId' | 'timestamp' | 'credentialId'>, via: SignInWay, now: number): void {
   const provenAt = Date.parse(verified.timestamp);
   requireSessionValues(req).passwordlessSignIn = { userId: verified.userId, via, at: now, provenAt: Number.isFinite(provenAt) ? provenAt : 0, credentialId: credentialIdOf(verified) };
+  noteSession(req, verified.userId, now, true);
 }
 
 /** What the session recorded of the sign-in of `userId`, if the middleware opened it. */

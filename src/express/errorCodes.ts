@@ -21,6 +21,7 @@ const HOST_ERRORS = {
   user_exists: { status: 409, title: 'A user with this email address already exists.' },
   last_passkey: { status: 409, title: 'This is your last passkey: add another one before you delete it.' },
   unknown_passkey: { status: 404, title: 'You have no passkey with this id.' },
+  unknown_session: { status: 404, title: 'You have no session with this id.' },
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   mail_quota_reached: { status: 429, title: 'This site cannot send more sign-up mails right now. Try again later.' },
   payload_too_large: { status: 413, title: 'The request body is too large.' },

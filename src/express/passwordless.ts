@@ -22,12 +22,14 @@ import { logoutRoute } from './routes/logout';
 import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './routes/passkeys';
 import { confirmRecoveryRoute, recoverRoute, recoveryLinkRoute, type Recovery } from './routes/recover';
 import { registerRoute } from './routes/register';
+import { endSessionRoute, listSessionsRoute } from './routes/sessions';
 import { stepUpRoute } from './routes/stepUp';
 import { upgradeRoute } from './routes/upgrade';
 import { notePasswordSignInFor } from './notePasswordSignIn';
 import { verifyEmailLinkRoute, verifyEmailRoute } from './routes/verifyEmail';
 import { passkeyEndpointsRoute, relatedOriginsRoute, type PasskeyEndpoints } from './routes/wellKnown';
 import { sessionSerializers } from './sessionSerializers';
+import { sessionFeatures, type SessionFeatureOptions, type UserRevocation } from './sessions/sessionFeatures';
 import { resolveSettings, type PasswordlessSettings, type PasswordlessSettingsInput } from './settings';
 import { completeSignUp } from './signUpCompletion';
 import { stepUpGuard, type StepUpOptions } from './stepUp';
@@ -53,6 +55,9 @@ export interface PasswordlessPaths {
   /** Only mounted with `recovery`: the request (POST) and the link's route (GET). */
   recover: string | null;
   confirmRecovery: string | null;
+  /** Only mounted with the session features (`sessionStore`): the signed-in user's sessions (GET) and ending them (POST). */
+  sessions: string | null;
+  endSession: string | null;
   /** Only mounted with `exposeConfig`. */
   config: string | null;
   /** What `passwordless-selfhost doctor --url` asks; answers only a caller holding the ApiSecret. */
@@ -74,12 +79,14 @@ export const DEFAULT_PATHS: PasswordlessPaths = {
   stepUp: '/passwordless-step-up',
   recover: '/passwordless-recover',
   confirmRecovery: '/passwordless-recover/confirm',
+  sessions: '/passwordless-sessions',
+  endSession: '/passwordless-sessions/end',
   config: '/passwordless-config',
   doctor: '/passwordless-doctor',
   upgrade: '/passwordless-upgrade',
 };
 
-export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U> {
+export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends PasswordlessSettingsInput, PasskeyHookOptions<U>, SessionFeatureOptions {
   /** The host's users. */
   users: UserStore<U>;
   /** The host's passport instance. Default: the `passport` module's. */
@@ -202,6 +209,11 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
    * (`POST /passwordless-upgrade`) within `freshSessionSeconds`, once.
    */
   notePasswordSignIn(req: Request): void;
+  /**
+   * For the host's admin code: deletes every passkey of the user (their service userId) at the
+   * service, then ends all their sessions; answers how many of each. Needs `sessionStore`.
+   */
+  revokeUser(userId: string): Promise<UserRevocation>;
 };
 
 const consoleLogger: HostLogger = { error: (details, message) => console.error(message, details), warn: (details, message) => console.warn(message, details) };
@@ -298,6 +310,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const recovery: Recovery | undefined =
     recoveryLink && paths.recover !== null ? { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) } : undefined;
 
+  const sessions = sessionFeatures(options, { client, secret: settings.apiSecret, userIdOf, logger, now });
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -323,9 +336,10 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     findUser,
     logger,
     // What is mounted, for the browser module's config: a route that is off is not there.
-    paths: { ...paths, verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recovery ? paths.recover : null, confirmRecovery: recovery ? paths.confirmRecovery : null },
+    paths: { ...paths, ...sessions.mounted(paths), verifyEmail: verifyEmail ? paths.verifyEmail : null, recover: recovery ? paths.recover : null, confirmRecovery: recovery ? paths.confirmRecovery : null },
     autofillRestartSeconds,
     now,
+    sessions: sessions.accountSessions,
   };
 
   const limits = throttle ? throttles(throttle) : undefined;
@@ -341,6 +355,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
       next();
     });
   }
+  if (sessions.accountSessions) router.use(sessions.accountSessions.track);
   // Every state-changing route: only from this site's own pages (or a non-browser client), only
   // as JSON, throttled per client address before it costs the service anything.
   const post = (path: string | null, group: ThrottleGroup | undefined, ...handlers: RequestHandler[]) => {
@@ -364,6 +379,10 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   post(paths.deletePasskey, 'account', requireStepUp({ maxAge: stepUpMaxAge }), deletePasskeyRoute(ctx, options.allowDeletingLastPasskey === true));
   post(paths.stepUp, 'account', stepUpRoute(ctx));
   post(paths.upgrade, 'account', upgradeRoute(ctx));
+  if (sessions.accountSessions) {
+    get(paths.sessions, 'account', listSessionsRoute(ctx, sessions.accountSessions));
+    post(paths.endSession, 'account', endSessionRoute(ctx, sessions.accountSessions));
+  }
   if (recovery) {
     post(paths.recover, 'recover', recoverRoute(ctx, recovery));
     get(paths.recover, undefined, recoveryLinkRoute(recovery));
@@ -405,5 +424,5 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     runDoctor({ settings, ...check, mailedLinks: { verifyEmail: Boolean(verifyEmail), recovery: Boolean(recovery) }, doctorPath: paths.doctor ?? undefined });
 
   const notePasswordSignIn = notePasswordSignInFor(userIdOf, now);
-  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, doctor, notePasswordSignIn });
+  return Object.assign(router, { settings, client, strategy, userIdOf, requireUser, requireStepUp, handleErrors, mailUsage, doctor, notePasswordSignIn, revokeUser: sessions.revokeUser });
 }

@@ -16,6 +16,8 @@ export interface SessionValues {
   passwordlessStepUps?: Record<string, { userId: string; at: number; credentialId?: string }>;
   /** The host's own password sign-in of `userId`, by the host's clock (see passwordSignIn.ts); spent by the upgrade it offers. */
   passwordlessPasswordSignIn?: { userId: string; at: number };
+  /** Whose session this is, where it runs and when it was opened and last seen, for the session list (see sessions/noteSession.ts). */
+  passwordlessSession?: import('./sessions/noteSession').SessionRecord;
 }
 
 /** The request's session, typed for the middleware's own values; undefined without express-session. */

@@ -367,4 +367,44 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     await byTest('login').click();
     await expectSignedIn();
   });
+
+  // Last: the restart above began a fresh per-address budget, which the earlier steps have spent.
+  it('lists where you are signed in, and signs another browser out from here (the step-up runs by itself)', async () => {
+    const [credential] = await credentialsInAuthenticator();
+    const elsewhere = await browser!.newContext();
+    try {
+      // Another browser, with the same passkey (a synced one), signs in with the button.
+      const other = await elsewhere.newPage();
+      const otherCdp = await elsewhere.newCDPSession(other);
+      const otherAuthenticator = await addVirtualAuthenticator(otherCdp);
+      await otherCdp.send('WebAuthn.addCredential', { authenticatorId: otherAuthenticator, credential });
+      await other.goto(`${hostUrl}/?autofill=off`);
+      await other.locator('[data-test="login"]').click();
+      await other.waitForFunction((e) => document.querySelector('[data-test="me"]')?.textContent?.includes(e), email, { timeout: STEP_TIMEOUT_MS });
+      // A virtual authenticator counts its signatures: this one's copy now has the higher count (the service refuses a count that goes back).
+      const [used] = (await otherCdp.send('WebAuthn.getCredentials', { authenticatorId: otherAuthenticator })).credentials as VirtualCredential[];
+      await cdp.send('WebAuthn.removeCredential', { authenticatorId, credentialId: credential.credentialId });
+      await cdp.send('WebAuthn.addCredential', { authenticatorId, credential: used });
+
+      await page.goto(`${hostUrl}/?autofill=off`);
+      await byTest('sessions-summary').click();
+      await page.waitForFunction(() => document.querySelectorAll('[data-test="session"]').length === 2, undefined, { timeout: STEP_TIMEOUT_MS });
+      const listed = await page.locator('[data-test="session"]').evaluateAll((items) => items.map((li) => [(li as HTMLElement).dataset.current, li.textContent]));
+      expect(listed).toEqual([
+        ['true', expect.stringMatching(/^Chrome on Linux \(this browser\)passkey: /)],
+        ['false', expect.stringMatching(/^Chrome on Linuxpasskey: /)],
+      ]);
+      await shot('sessions');
+
+      const steppedUp = page.waitForResponse((r) => new URL(r.url()).pathname === '/passwordless-step-up' && r.status() === 204, { timeout: STEP_TIMEOUT_MS });
+      await byTest('end-session').click();
+      await steppedUp;
+      await waitForStatus(/^That session is signed out/);
+      await page.waitForFunction(() => document.querySelectorAll('[data-test="session"]').length === 1, undefined, { timeout: STEP_TIMEOUT_MS });
+      expect(await other.evaluate(async () => (await fetch('/api/me')).status)).toBe(401);
+      await expectSignedIn();
+    } finally {
+      await elsewhere.close();
+    }
+  });
 });

@@ -21,6 +21,8 @@ export interface Host {
 export interface HostAppOptions {
   /** The host runs behind one proxy (`app.set('trust proxy', 1)`): X-Forwarded-For names the client. */
   trustProxy?: boolean;
+  /** express-session's store (default its MemoryStore); the middleware's `sessionStore` option is the test's to give. */
+  sessionStore?: session.Store;
 }
 
 /**
@@ -33,7 +35,7 @@ export function hostApp(
   app: TestApp,
   options: Partial<PasswordlessOptions> = {},
   users: UserStore = new InMemoryUserStore(),
-  { trustProxy = false }: HostAppOptions = {},
+  { trustProxy = false, sessionStore }: HostAppOptions = {},
 ): Host {
   const passport = new Passport();
   const host = express();
@@ -48,7 +50,7 @@ export function hostApp(
     }) as typeof res.end;
     next();
   });
-  host.use(session({ secret: 'host-session-secret', resave: false, saveUninitialized: false }));
+  host.use(session({ secret: 'host-session-secret', resave: false, saveUninitialized: false, ...(sessionStore ? { store: sessionStore } : {}) }));
   host.use(passport.initialize());
   host.use(passport.session());
   const record = (details: Record<string, unknown>, message: string) => void logged.push({ message, details });

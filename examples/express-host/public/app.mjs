@@ -1,6 +1,7 @@
 // The page's part, on the browser module the middleware serves (passwordless-selfhost/browser):
 // sign-up by email, autofill sign-in, the passkey list with provider names, rename, add and delete
-// (with the step-up they need, by themselves), recovery by email and sign-out.
+// (with the step-up they need, by themselves), where you are signed in (ending a session there),
+// recovery by email and sign-out.
 import { createPasskeys } from '/passwordless-browser/passwordless.mjs';
 
 const $ = (name, root = document) => root.querySelector(`[data-test="${name}"]`);
@@ -49,6 +50,44 @@ function passkeyItem(passkey) {
   return item;
 }
 
+function sessionItem(session) {
+  const item = document.createElement('li');
+  item.dataset.test = 'session';
+  item.dataset.current = String(session.current);
+  const where = Object.assign(document.createElement('strong'), { textContent: `${session.browser} on ${session.device}` });
+  const meta = Object.assign(document.createElement('div'), {
+    className: 'meta',
+    textContent: `${session.passkeyName ? `passkey: ${session.passkeyName}` : 'no passkey'} · signed in ${new Date(session.createdAt).toLocaleString()} · last seen ${new Date(session.lastSeenAt).toLocaleString()}`,
+  });
+  if (session.current) {
+    item.append(where, ' (this browser)', meta);
+    return item;
+  }
+  const end = Object.assign(document.createElement('button'), { textContent: 'Sign out there' });
+  end.dataset.test = 'end-session';
+  end.addEventListener('click', () =>
+    act(async () => {
+      await passkeys.endSession(session.id);
+      status('That session is signed out.');
+      await refresh();
+    }),
+  );
+  item.append(where, meta, end);
+  return item;
+}
+
+/** The list is read when its panel is open (each read counts against the host's per-address budget). */
+async function refreshSessions() {
+  if (!$('sessions-panel').open) return;
+  try {
+    $('sessions').replaceChildren(...(await passkeys.sessions()).map(sessionItem));
+    $('sessions-error').textContent = '';
+  } catch (error) {
+    $('sessions').replaceChildren();
+    $('sessions-error').textContent = `Your sessions could not be listed: ${error.message}`;
+  }
+}
+
 async function refresh() {
   const me = await fetch('/api/me');
   if (!me.ok) {
@@ -69,6 +108,7 @@ async function refresh() {
     $('passkeys').replaceChildren();
     $('passkeys-error').textContent = `Your passkeys could not be listed: ${error.message}`;
   }
+  await refreshSessions();
   return true;
 }
 
@@ -118,6 +158,12 @@ on('login-alias', () => explicitSignIn({ alias: $('signin-username').value.trim(
 on('add-passkey', async () => {
   await passkeys.addPasskey({ nickname: `Passkey ${new Date().toLocaleDateString()}` });
   status('Passkey added.');
+  await refresh();
+});
+$('sessions-panel').addEventListener('toggle', () => act(refreshSessions));
+on('end-other-sessions', async () => {
+  const ended = await passkeys.endOtherSessions();
+  status(ended === 1 ? 'Signed out of 1 other session.' : `Signed out of ${ended} other sessions.`);
   await refresh();
 });
 on('recover', async () => {

@@ -4,6 +4,7 @@ import type { PasswordlessClient } from '../client';
 import type { HostMail } from '../hostMail';
 import type { HostOrigins } from '../hostOrigins';
 import type { PasskeyHooks } from '../passkeyHooks';
+import type { AccountSessions } from '../sessions/accountSessions';
 import type { PasswordlessSettings } from '../settings';
 import type { TokenAcceptance } from '../strategy';
 import type { LocalUser, UserStore } from '../userStore';
@@ -62,6 +63,8 @@ export interface RouteContext<U extends LocalUser> {
   autofillRestartSeconds: number;
   /** The clock of the time rules. */
   now(): number;
+  /** The session list and ending sessions, with `sessionStore`. */
+  sessions: AccountSessions | undefined;
 }
 
 /** pino-compatible: `logger.error({...}, 'message')`; `warn` is used where given. */

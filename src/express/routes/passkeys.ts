@@ -105,8 +105,9 @@ export function renamePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>): R
 /**
  * `POST /passwordless-passkeys/delete {id}`: deletes one of the signed-in user's passkeys. Mounted
  * behind a step-up guard; the user's last passkey stays unless the host allows deleting it (a user
- * without a passkey could not sign in again except through recovery). The host hears of it
- * (`onPasskeyDeleted`).
+ * without a passkey could not sign in again except through recovery). The sessions it opened end
+ * (with `sessionStore`, unless `endSessionsOnPasskeyDelete: false`), but this one. The host hears
+ * of it (`onPasskeyDeleted`).
  */
 export function deletePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>, allowLast: boolean): RequestHandler {
   return asyncHandler(async (req, res) => {
@@ -115,6 +116,7 @@ export function deletePasskeyRoute<U extends LocalUser>(ctx: RouteContext<U>, al
     const { passkey, count } = await ownPasskey(ctx, userId, input.id);
     if (count === 1 && !allowLast) throw new HostProblem('last_passkey');
     await ctx.client.deleteCredential(input.id);
+    await ctx.sessions?.passkeyDeleted(userId, input.id, req);
     await ctx.hooks.passkeyDeleted({ user, userId, passkey: { id: passkey.id, name: passkey.name, device: passkey.device } });
     res.status(204).end();
   });
