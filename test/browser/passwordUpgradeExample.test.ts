@@ -82,7 +82,7 @@ browserSuite('password-upgrade example')('the password-upgrade example (npm run 
   const shot = (name: string, on: Page = page) => on.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
   /** Resolves once the page's next passkey sign-in (POST /passwordless-login) succeeded: start it before the action that signs in. */
   const passkeyLogin = (on: Page = page) => on.waitForResponse((r) => new URL(r.url()).pathname === '/passwordless-login' && r.status() === 200, { timeout: STEP_TIMEOUT_MS });
-  /** What the page did about a passkey after the password sign-in: `created`, `offered` or `not-offered`. */
+  /** What the page did about a passkey after the password sign-in: `created`, `offered`, `not-offered` (or `failed`, its error in the status). */
   const upgradeOutcome = async (on: Page = page) => {
     await on.waitForFunction(() => document.body.dataset.upgrade !== undefined, undefined, { timeout: STEP_TIMEOUT_MS });
     return on.evaluate(() => document.body.dataset.upgrade);
@@ -135,6 +135,8 @@ browserSuite('password-upgrade example')('the password-upgrade example (npm run 
         AAGUID_NAMES_FILE: join(dataDir, 'aaguids.json'),
         CEREMONY_TIMEOUT_SECONDS: String(CEREMONY_TIMEOUT_SECONDS),
         AUTOFILL_RESTART_SECONDS: String(AUTOFILL_RESTART_SECONDS),
+        // The suite signs in, lists and ends sessions faster than a person: more than a client address's default budget a minute.
+        EXAMPLE_REQUESTS_PER_MINUTE: '1000',
       }),
     });
     example.stdout.on('data', (chunk) => (output += chunk));
@@ -228,6 +230,45 @@ browserSuite('password-upgrade example')('the password-upgrade example (npm run 
       expect(await credentialsAtService(adaId)).toHaveLength(1);
     } finally {
       await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled: true });
+    }
+  });
+
+  it('lists where the user is signed in (two browsers), and "Sign out there" signs the other browser out at its next request', async () => {
+    // This browser signs in with the passkey (autofill), the other with the password.
+    const autofilled = passkeyLogin();
+    await byTest('logout').click();
+    await autofilled;
+    await expectSignedIn();
+    const elsewhere = await browser!.newContext({ viewport: { width: 900, height: 1000 } });
+    try {
+      const other = await elsewhere.newPage();
+      await other.goto(hostUrl);
+      await expectSignedOut(other);
+      await signInWithPassword(other);
+      expect(await upgradeOutcome(other)).toBe('not-offered');
+
+      await page.reload();
+      await expectSignedIn();
+      const sessions = page.locator('[data-test="session"]');
+      await page.waitForFunction(() => document.querySelectorAll('[data-test="session"]').length === 2, undefined, { timeout: STEP_TIMEOUT_MS });
+      const [here, there] = [sessions.and(page.locator('[data-current="true"]')), sessions.and(page.locator(':not([data-current])'))];
+      expect(await here.textContent()).toMatch(/Chrome on Linux.*signed in with passkey “Passkey \S+”/);
+      expect(await there.textContent()).toMatch(/Chrome on Linux.*signed in with password/);
+      expect(await here.locator('[data-test="end-session"]').count()).toBe(0);
+      await shot('sessions');
+
+      // Ending another session asks for a step-up, which the page runs with this device's passkey.
+      const steppedUp = page.waitForResponse((r) => new URL(r.url()).pathname === '/passwordless-step-up' && r.status() === 204, { timeout: STEP_TIMEOUT_MS });
+      await there.locator('[data-test="end-session"]').click();
+      await steppedUp;
+      await waitForStatus(/^Signed out there\.$/);
+      await page.waitForFunction(() => document.querySelectorAll('[data-test="session"]').length === 1, undefined, { timeout: STEP_TIMEOUT_MS });
+      expect(await api('/api/me', other)).toMatchObject({ status: 401, body: { errorCode: 'not_signed_in' } });
+      await other.reload();
+      await expectSignedOut(other);
+      await expectSignedIn();
+    } finally {
+      await elsewhere.close();
     }
   });
 

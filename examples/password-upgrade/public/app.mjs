@@ -70,7 +70,7 @@ function sessionItem(session) {
           await refresh();
         }),
       ];
-  const li = item(`${session.browser ?? 'A browser'} on ${session.device ?? 'a device'}`, `signed in with ${how} · ${when(session.createdAt)} · last seen ${when(session.lastSeenAt)}`, ...controls);
+  const li = item(`${session.browser ?? 'A browser'} on ${session.device ?? 'a device'}`, `signed in with ${how} · since ${when(session.createdAt)} · last seen ${when(session.lastSeenAt)}`, ...controls);
   li.dataset.test = 'session';
   li.dataset.id = session.id;
   if (session.current) li.dataset.current = 'true';
@@ -113,7 +113,10 @@ async function offerPasskey(list) {
   // What happened, for scripts that drive the page (the browser test waits for it).
   const done = (outcome) => (document.body.dataset.upgrade = outcome);
   if (canUpgrade) {
-    const outcome = await passkeys.upgrade();
+    const outcome = await passkeys.upgrade().catch((error) => {
+      done('failed');
+      throw error;
+    });
     if (outcome === 'created') {
       status('Signed in with your password. Your browser saved a passkey: next time, pick it from the email field.');
       await refresh();
