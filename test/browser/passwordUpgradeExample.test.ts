@@ -255,7 +255,7 @@ browserSuite('password-upgrade example')('the password-upgrade example (npm run 
       expect(await here.textContent()).toMatch(/Chrome on Linux.*signed in with passkey “Passkey \S+”/);
       expect(await there.textContent()).toMatch(/Chrome on Linux.*signed in with password/);
       expect(await here.locator('[data-test="end-session"]').count()).toBe(0);
-      await shot('sessions');
+      await shot('upgrade-sessions');
 
       // Ending another session asks for a step-up, which the page runs with this device's passkey.
       const steppedUp = page.waitForResponse((r) => new URL(r.url()).pathname === '/passwordless-step-up' && r.status() === 204, { timeout: STEP_TIMEOUT_MS });
