@@ -1,3 +1,4 @@
+import { inSpan } from '../../core/telemetry/tracing';
 import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
@@ -264,11 +265,13 @@ export class RegistrationService {
     }
     let verification;
     try {
-      verification = await verifyRegistrationResponse({
-        response: response as unknown as RegistrationResponseJSON,
-        ...expectationsOf(session),
-        supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
-      });
+      verification = await inSpan('webauthn verify attestation', () =>
+        verifyRegistrationResponse({
+          response: response as unknown as RegistrationResponseJSON,
+          ...expectationsOf(session),
+          supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
+        }),
+      );
     } catch (error) {
       throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error) });
     }

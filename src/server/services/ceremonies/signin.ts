@@ -1,3 +1,4 @@
+import { inSpan } from '../../core/telemetry/tracing';
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
@@ -144,7 +145,7 @@ export class SigninService {
     const storedCounter = credential.signatureCounter;
     let verification;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await inSpan('webauthn verify assertion', () => verifyAuthenticationResponse({
         response: response as unknown as AuthenticationResponseJSON,
         ...expectationsOf(session),
         credential: {
@@ -153,7 +154,7 @@ export class SigninService {
           counter: storedCounter,
           transports: JSON.parse(credential.transports) as AuthenticatorTransport[],
         },
-      });
+      }));
     } catch (error) {
       throw failure(describeVerificationFailure(error));
     }
@@ -164,7 +165,7 @@ export class SigninService {
 
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both
     // pass; with the app's webhook deliveries (none: the statement alone), in one unit.
-    const recorded = await this.credentials.recordUse(
+    const recorded = await inSpan('credential counter update', () => this.credentials.recordUse(
       {
         tenant: appId,
         descriptorId: credentialId,
@@ -181,7 +182,7 @@ export class SigninService {
         type: 'signin.completed',
         data: { userId: credential.userId, credentialId, purpose: session.purpose, rpId: session.rpId, origin: session.origin, userVerified: info.userVerified },
       },
-    );
+    ));
     if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(appId, session.purpose);

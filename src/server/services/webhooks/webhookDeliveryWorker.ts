@@ -16,6 +16,8 @@ import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
 import { sendWebhook, type WebhookResponse } from './sendWebhook';
+import { annotatedWithOutcome, deliverySpanOptions } from './deliverySpan';
+import { inSpan } from '../../core/telemetry/tracing';
 import { WebhookAgents } from './webhookAgents';
 import { openWebhookSecret } from './webhookSecretSealing';
 import { signStandardWebhook } from './signStandardWebhook';
@@ -351,7 +353,7 @@ export class WebhookDeliveryWorker {
         }
       }
       const timestamp = new Date(this.wallClock());
-      const response = await sendWebhook({
+      const response = await inSpan('webhook deliver', () => sendWebhook({
         url: endpoint.url,
         dispatcher,
         headers: {
@@ -364,7 +366,7 @@ export class WebhookDeliveryWorker {
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
-      });
+      }).then(annotatedWithOutcome), deliverySpanOptions(delivery, endpoint.id));
       lastDurationMs = response.durationMs;
       if (this.stopping.signal.aborted) {
         // Not an attempt: the service is stopping. Released for whichever worker looks next.
