@@ -1,5 +1,5 @@
 import { parseTraceparent } from './traceparent';
-import { SpanStatusCode, context, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Attributes, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 
 /**
  * The service's spans, through @opentelemetry/api only. The SDK is loaded by the CLI when the
@@ -24,6 +24,8 @@ export interface SpanOptions {
   attributes?: () => Attributes;
   /** Spans this one follows from without being their child (a webhook delivery and the change that queued it). */
   links?: () => Link[];
+  /** Only as the child of an active span: a background job's polling (the webhook worker's claims) makes no root spans of its own. */
+  requireParent?: boolean;
 }
 
 /**
@@ -32,7 +34,7 @@ export interface SpanOptions {
  * message may quote a value).
  */
 export function inSpan<T>(name: string, work: () => Promise<T>, options?: SpanOptions): Promise<T> {
-  if (!on) return work();
+  if (!on || (options?.requireParent && !trace.getActiveSpan())) return work();
   const attributes = options?.attributes?.();
   return tracer.startActiveSpan(name, { attributes, links: options?.links?.() }, (span) =>
     work().then(
@@ -80,4 +82,12 @@ export function logTraceFields(): { trace_id?: string; span_id?: string } {
 export function linksTo(traceparent: string | undefined): Link[] {
   const spanContext = parseTraceparent(traceparent);
   return spanContext ? [{ context: spanContext }] : [];
+}
+
+/**
+ * Runs `work` outside any trace: background work a request only wakes (the webhook worker's
+ * claims and sends) is not part of that request's trace; a delivery links to it instead.
+ */
+export function detachedFromTrace<T>(work: () => T): T {
+  return on ? context.with(ROOT_CONTEXT, work) : work();
 }

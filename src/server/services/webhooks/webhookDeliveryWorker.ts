@@ -17,7 +17,7 @@ import { nextAttemptAt } from './nextAttemptAt';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
 import { sendWebhook, type WebhookResponse } from './sendWebhook';
 import { annotatedWithOutcome, deliverySpanOptions } from './deliverySpan';
-import { inSpan } from '../../core/telemetry/tracing';
+import { detachedFromTrace, inSpan } from '../../core/telemetry/tracing';
 import { WebhookAgents } from './webhookAgents';
 import { openWebhookSecret } from './webhookSecretSealing';
 import { signStandardWebhook } from './signStandardWebhook';
@@ -175,7 +175,8 @@ export class WebhookDeliveryWorker {
   nudge(endpointIds?: readonly string[]): void {
     if (this.stopped || this.options.pollIntervalMs === 0) return;
     if (endpointIds !== undefined && endpointIds.every((id) => this.runs.has(id))) return;
-    this.fill();
+    // Woken by a request, but not part of its trace: each delivery's span links to it instead.
+    detachedFromTrace(() => this.fill());
   }
 
   /**
