@@ -35,18 +35,22 @@ async function valueOf(name: string, labels: Record<string, string> = {}): Promi
 }
 
 describe("the middleware's metrics", () => {
-  it('counts sign-ups, sign-ins, refusals by errorCode, throttled requests and the time of each service call', async () => {
+  it('counts sign-ups, sign-ins, step-ups, refusals by errorCode, throttled requests and the time of each service call', async () => {
     const h = hostApp(service, app, { throttle: { windowMs: 60_000, signUp: 100, signIn: 3, account: 30, recover: 5, secondsBetweenMailsPerAddress: 0 } });
     const before = {
       signUps: await valueOf('passwordless_host_sign_ups_total'),
       signIns: await valueOf('passwordless_host_sign_ins_total'),
+      stepUps: await valueOf('passwordless_host_step_ups_total'),
       refused: await valueOf('passwordless_host_refusals_total', { route: 'login', reason: 'invalid_token' }),
       throttled: await valueOf('passwordless_host_throttled_requests_total', { route: 'login' }),
       verifyCalls: await valueOf('passwordless_host_service_call_duration_seconds_count', { operation: 'signin/verify', outcome: 'ok' }),
     };
     const { credential, email } = await signUp(service, app, h);
     const signin = await signIn(service, app, credential, { alias: email });
-    expect((await h.agent.post('/passwordless-login').send({ token: signin.complete.body.token })).status).toBe(200);
+    const login = await h.agent.post('/passwordless-login').send({ token: signin.complete.body.token });
+    expect(login.status).toBe(200);
+    const stepUp = await signIn(service, app, credential, { userId: login.body.id, purpose: 'step-up' });
+    expect((await h.agent.post('/passwordless-step-up').send({ token: stepUp.complete.body.token })).status).toBe(204);
     const refused = await h.agent.post('/passwordless-login').send({ token: 'verify_not-a-token' });
     expect(refused.status).toBe(400);
     const errorCode = refused.body.errorCode as string;
@@ -55,9 +59,10 @@ describe("the middleware's metrics", () => {
 
     expect(await valueOf('passwordless_host_sign_ups_total')).toBe(before.signUps + 1);
     expect(await valueOf('passwordless_host_sign_ins_total')).toBe(before.signIns + 1);
+    expect(await valueOf('passwordless_host_step_ups_total')).toBe(before.stepUps + 1);
     expect(await valueOf('passwordless_host_refusals_total', { route: 'login', reason: errorCode })).toBe((errorCode === 'invalid_token' ? before.refused : 0) + 1);
     expect(await valueOf('passwordless_host_throttled_requests_total', { route: 'login' })).toBe(before.throttled + 1);
-    expect(await valueOf('passwordless_host_service_call_duration_seconds_count', { operation: 'signin/verify', outcome: 'ok' })).toBe(before.verifyCalls + 2);
+    expect(await valueOf('passwordless_host_service_call_duration_seconds_count', { operation: 'signin/verify', outcome: 'ok' })).toBe(before.verifyCalls + 3); // sign-up, sign-in, step-up
     expect(await valueOf('passwordless_host_service_call_duration_seconds_count', { operation: 'signin/verify', outcome: '400' })).toBeGreaterThanOrEqual(1);
     // No address, token or user id in any label.
     const text = await register.metrics();
