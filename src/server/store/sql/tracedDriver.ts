@@ -45,9 +45,12 @@ export function tracedDriver(driver: SqlDriver, provider: Provider): SqlDriver {
       inSpan('sql storeRegistration', () => store(registration), { attributes: () => ({ 'db.system.name': provider, 'passwordless.statement': 'storeRegistration', 'db.collection.name': 'Credential' }), requireParent: true })) as never;
   }
   return new Proxy(driver, {
-    get(target, property, receiver) {
+    get(target, property) {
       const wrapper = traced[property as keyof SqlDriver];
-      return wrapper ?? Reflect.get(target, property, receiver);
+      if (wrapper) return wrapper;
+      // On the driver itself, so that its own calls (and private fields) never go through the proxy.
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }
