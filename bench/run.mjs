@@ -3,7 +3,7 @@
 // `npm run bench -- --scale`: every endpoint at 1 000, 100 000 and 1 000 000 passkeys.
 // Method and targets: docs/performance.md.
 //
-//   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build] [--cpu-prof DIR]
+//   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build] [--cpu-prof DIR] [--otel]
 //   node bench/run.mjs --scale [--sizes 1000,100000,1000000] [--quick] [--postgres URL] [--only a,b] [--no-build]
 import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,7 @@ import pg from 'pg';
 import { newCredential } from './authenticator.mjs';
 import { countCredentials, countDeliveries, fillerUserId, seedCredentials } from './seed.mjs';
 import { startWebhookReceiver } from './webhookReceiver.mjs';
+import { startOtlpReceiver } from './otlpReceiver.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     scale: { type: 'boolean', default: false },
     sizes: { type: 'string' },
+    // The service (and its API replica) with OpenTelemetry tracing on, every trace sampled, to a local receiver.
+    otel: { type: 'boolean', default: false },
   },
 });
 
@@ -306,7 +309,9 @@ async function main() {
     const limits = Object.fromEntries(['PUBLIC_PER_IP', 'PUBLIC_PER_APP', 'PRIVATE_PER_IP', 'PRIVATE_PER_APP', 'AUTH_FAILURES_PER_IP', 'AUTH_FAILURES_PER_APP'].map((name) => [`RATE_LIMIT_${name}`, unreachable]));
     // The webhook receiver is on loopback: allowed for the bench, as an operator would for a local receiver.
     const webhooks = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1' };
-    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits, ...webhooks };
+    const otlp = args.otel ? await startOtlpReceiver() : undefined;
+    if (otlp) log(`  tracing on: every trace sampled, exported to ${otlp.url}`);
+    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits, ...webhooks, ...(otlp?.env ?? {}) };
     await withServer('service', 'dist/cli.js', env, '/health/http', async (service) => {
       // The app as an operator creates one: a user limit (the reference's plans always set one;
       // this one is never reached), event logging on, the default plan.
@@ -490,6 +495,11 @@ async function main() {
         if (samples.length > 0) memory.soakMedianMb = { first: median(samples.slice(0, window)), last: median(samples.slice(-window)), seconds: window, samples: samples.map(Math.round) };
       }
     });
+    if (otlp) {
+      // The service flushed its last spans on SIGTERM (withServer stopped it).
+      memory.otlpExports = otlp.stats();
+      await otlp.close();
+    }
     // Each baseline's own row: all the runs it made beside the service.
     for (const id of ['B1', 'B2', 'B3']) {
       const runs = Object.values(results).filter((r) => r.baselineName === id).flatMap((r) => r.baseline.runs);
@@ -603,14 +613,15 @@ function report({ baselines, results, memory }) {
   }
   const service = rows.filter((r) => !/^B\d/.test(r.name));
   check('zero non-2xx under load', service.every((r) => r.non2xx === 0), service.filter((r) => r.non2xx > 0).map((r) => `${r.name}: ${r.non2xx}`).join(', ') || '0');
+  if (memory.otlpExports) lines.push(`Tracing on (--otel): every trace sampled; the service sent ${memory.otlpExports.requests} OTLP exports, ${(memory.otlpExports.bytes / 2 ** 20).toFixed(1)} MB.`);
   lines.push(`The whole run took ${Math.round(memory.elapsedSeconds)} s.`, ...(args.postgres ? ['PostgreSQL is held to the same targets as SQLite.'] : []), ...checks.map((c) => `${c.pass ? 'PASS' : 'FAIL'}  ${c.what} (${c.detail})`));
   process.stdout.write(`\n${lines.join('\n')}\n`);
 
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, taskset: TASKSET };
-  const method = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, runs: RUNS, runSeconds: RUN_SECONDS, soakSeconds: SOAK_SECONDS, quick: args.quick, scale: args.scale, sizes: args.scale ? SCALE_SIZES : undefined, database: args.postgres ? 'postgresql' : 'sqlite' };
+  const method = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, runs: RUNS, runSeconds: RUN_SECONDS, soakSeconds: SOAK_SECONDS, quick: args.quick, scale: args.scale, sizes: args.scale ? SCALE_SIZES : undefined, database: args.postgres ? 'postgresql' : 'sqlite', otel: args.otel };
   const dir = join(ROOT, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${args.scale ? '-scale' : ''}.json`);
+  const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}${args.scale ? '-scale' : ''}${args.otel ? '-otel' : ''}.json`);
   writeFileSync(file, `${JSON.stringify({ machine, method, rows, memory, checks }, null, 2)}\n`);
   process.stdout.write(`\n${file}\n`);
 }

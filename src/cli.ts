@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import './serviceDependencies';
+import './tracingFromEnv';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/core/config';

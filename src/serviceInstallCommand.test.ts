@@ -28,6 +28,16 @@ describe('serviceInstallCommand', () => {
     expect(serviceInstallCommand(manifest, root, app, (name) => name !== 'express')).toBeUndefined();
   });
 
+  it('leaves out OpenTelemetry’s packages: the service runs without them until tracing is asked for', () => {
+    const { app, root } = appWithPackage('app');
+    const traced: PackageManifest = {
+      ...manifest,
+      peerDependencies: { ...manifest.peerDependencies, '@opentelemetry/sdk-node': '^0.223.0' },
+      peerDependenciesMeta: { ...manifest.peerDependenciesMeta, '@opentelemetry/sdk-node': { optional: true } },
+    };
+    expect(serviceInstallCommand(traced, root, app, (name) => !name.startsWith('@opentelemetry/'))).toBeUndefined();
+  });
+
   it('names only the missing optional peers, with their ranges, quoted where a shell would read them', () => {
     const { app, root } = appWithPackage('app');
     expect(serviceInstallCommand(manifest, root, app, (name) => name === 'pino')).toBe('npm install "pg@^8.23.1" "@prisma/client@^7.10.0"');

@@ -33,7 +33,10 @@ const installSpec = (name: string, range: string | undefined): string => {
  * folder), it installs the package itself there too, so that the next `npx` runs that copy.
  */
 export function serviceInstallCommand(manifest: PackageManifest, packageRoot: string, cwd: string, resolves: (name: string) => boolean): string | undefined {
-  const optional = Object.entries(manifest.peerDependenciesMeta ?? {}).filter(([, meta]) => meta.optional).map(([name]) => name);
+  // OpenTelemetry's packages are loaded only when tracing is asked for (startTracing says then what is missing).
+  const optional = Object.entries(manifest.peerDependenciesMeta ?? {})
+    .filter(([name, meta]) => meta.optional && !name.startsWith('@opentelemetry/'))
+    .map(([name]) => name);
   const missing = optional.filter((name) => !resolves(name));
   if (missing.length === 0) return undefined;
   const self = isInstalledFor(cwd, manifest.name, packageRoot) ? [] : [`${manifest.name}@${manifest.version}`];

@@ -12,6 +12,7 @@ import { passwordless } from 'passwordless-selfhost/express';
 import { fileMailer, passkeyMails } from './hostMail.mjs';
 import { mailboxRoute } from './mailbox.mjs';
 import { SqliteSessionStore } from '../shared/sqliteSessionStore.mjs';
+import { metricsRoute } from './metricsRoute.mjs';
 import { SqliteUserStore } from './sqliteUserStore.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,9 +39,10 @@ const publicFields = ({ id, email, username, displayName }) => ({ id, email, use
  * links and the origin sign-ins must come from; else Passwordless__Origins); `publicApiUrl` is the
  * service's address as browsers reach it; `mailFile` is the service's MAIL_FILE, shown at
  * /dev/mailbox outside production beside the host's own mail; `throttle` and `mailBudget` override
- * the middleware's limits (tests that sign up many times).
+ * the middleware's limits (tests that sign up many times); `metricsToken` (HOST_METRICS_TOKEN)
+ * serves the middleware's metrics at GET /metrics to whoever sends it as a Bearer token.
  */
-export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttle, mailBudget }) {
+export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttle, mailBudget, metricsToken = process.env.HOST_METRICS_TOKEN }) {
   // Users and sessions are for this host's user only, whatever the umask: the directory 0700, the
   // database 0600 (SQLite gives its WAL and shared-memory files the database's mode).
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -105,6 +107,8 @@ export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttl
   app.use(auth.handleErrors);
 
   if (process.env.NODE_ENV !== 'production') app.get('/dev/mailbox', mailboxRoute(mailFile, hostMailFile));
+  const metrics = metricsToken ? metricsRoute(metricsToken) : undefined;
+  if (metrics) app.get('/metrics', metrics);
   app.use(express.static(join(here, 'public')));
 
   return {

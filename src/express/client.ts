@@ -21,6 +21,7 @@ import type {
   VerifiedUser,
 } from './apiTypes';
 import { PasswordlessApiError, PasswordlessUnreachableError } from './errors';
+import { startServiceCall } from './telemetry/serviceCallTelemetry';
 
 export const DEFAULT_API_URL = 'http://localhost:7001';
 
@@ -214,6 +215,19 @@ export class PasswordlessClient {
     const headers: Record<string, string> = { ApiSecret: this.#apiSecret, Accept: 'application/json', 'Client-Version': VERSION };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    // A span and a traceparent (with an OpenTelemetry SDK in the host), and the call's time (with prom-client).
+    const call = startServiceCall(method, path, headers, body);
+    try {
+      const answer = await this.#send<T>(method, url, headers, payload);
+      call.end('ok');
+      return answer;
+    } catch (error) {
+      call.end(error instanceof PasswordlessApiError ? error.status : 'unreachable');
+      throw error;
+    }
+  }
+
+  async #send<T>(method: Method, url: string, headers: Record<string, string>, payload: string | undefined): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let answer: Dispatcher.ResponseData;
       try {

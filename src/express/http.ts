@@ -3,11 +3,13 @@ import type { z } from 'zod';
 import { fieldErrors } from '../shared/fieldErrors';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody } from '../shared/problem';
 import { HostProblem } from './errorCodes';
+import { ERROR_CODE_LOCAL } from './telemetry/routeTelemetry';
 import { PasswordlessApiError, PasswordlessUnreachableError, isServiceRefusal } from './errors';
 
 /** Answers with a problem, exactly as the service does: problem+json without a charset, not cached. */
 export function sendProblem(res: Response, problem: ProblemBody): void {
   const body = Buffer.from(JSON.stringify(problem));
+  res.locals[ERROR_CODE_LOCAL] = problem.errorCode;
   res.status(problem.status);
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   res.setHeader('Content-Length', String(body.length));

@@ -36,6 +36,7 @@ import { stepUpGuard, type StepUpOptions } from './stepUp';
 import { PasswordlessStrategy, type TokenAcceptance } from './strategy';
 import { DEFAULT_THROTTLE, throttles, type ThrottleGroup, type ThrottleSettings } from './throttle';
 import type { LocalUser, UserStore } from './userStore';
+import { routeTelemetry } from './telemetry/routeTelemetry';
 
 export interface PasswordlessPaths {
   register: string | null;
@@ -348,6 +349,8 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
   const requireStepUp = stepUpGuard(userIdOf, now);
 
   const router = express.Router();
+  // First: a span per route, and the host's metrics (telemetry/routeTelemetry.ts).
+  router.use(routeTelemetry(ctx.paths));
   const { fixOnFirstRequest } = site;
   if (fixOnFirstRequest) {
     router.use((req, _res, next) => {

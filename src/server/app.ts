@@ -12,7 +12,7 @@ import { securityHeaders } from './http/middleware/securityHeaders';
 import { staticRoutes } from './http/routing/staticRoutes';
 import { ApiError } from './core/apiError';
 import { sendProblem } from './http/sendProblem';
-import { requestIdOf } from './http/middleware/requestId';
+import { problemTraceIdOf, requestIdOf } from './http/middleware/requestId';
 import { storeProblem } from './core/storeProblem';
 import { adminRoutes } from './routes/admin';
 import { appDeletionRoutes } from './routes/appDeletion';
@@ -101,7 +101,7 @@ const notFound: RequestHandler = (req, _res, next) => {
 };
 
 function sendError(res: express.Response, error: ApiError): void {
-  sendProblem(res, { ...error.toProblem(), traceId: requestIdOf(res) }, error.headers);
+  sendProblem(res, { ...error.toProblem(), traceId: problemTraceIdOf(res) }, error.headers);
 }
 
 function errorHandler(logger: Logger): ErrorRequestHandler {

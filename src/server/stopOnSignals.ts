@@ -1,6 +1,8 @@
 import { constants } from 'node:os';
 import type { Logger } from 'pino';
 import type { RunningService } from './server';
+import { boundedWait } from './core/boundedWait';
+import { stopTracing } from './telemetry/startTracing';
 
 /**
  * SIGTERM or SIGINT closes the service gracefully (see RunningService.close) and exits 0, or 1 if
@@ -23,8 +25,10 @@ export function stopOnSignals(service: RunningService, logger: Logger, timeoutMs
     // Logged once the listener is closed: whoever reads it can rely on new connections being refused.
     logger.info({ signal, timeoutMs }, 'shutting down');
     closing.then(
-      (result) => {
+      async (result) => {
         logger.info(result, 'stopped');
+        // The last spans (OpenTelemetry, when on) go out before the process does, within the same deadline.
+        await boundedWait(stopTracing(), timeoutMs);
         exit(result.clean ? 0 : 1);
       },
       (error: unknown) => {

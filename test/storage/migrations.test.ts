@@ -336,9 +336,10 @@ const MODELS: ModelCase[] = [
       leaseUntil: T3,
       claimedBy: 'host:123:abcd',
       webhookId: 'msg_0001',
+      traceContext: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     }),
     key: byId,
-    nullable: ['lastStatus', 'lastError', 'leaseUntil', 'claimedBy', 'webhookId'],
+    nullable: ['lastStatus', 'lastError', 'leaseUntil', 'claimedBy', 'webhookId', 'traceContext'],
   },
   {
     model: 'WebhookAttempt',

@@ -76,7 +76,9 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
       tenant,
       credential: passkey('alice', 'k4', { backupState: true }),
       aliases: [{ aliasHash: 'h-alice-2', plaintext: null }, { aliasHash: 'h-alice-3', plaintext: 'a3' }],
-      webhookDeliveries: [{ id: `msg_${tenant}_1`, tenant, endpointId: `we_${tenant}`, eventType: 'passkey.registered', payload: '{"userId":"alice"}', createdAt: T0 }],
+      webhookDeliveries: [{ id: `msg_${tenant}_1`, tenant, endpointId: `we_${tenant}`, eventType: 'passkey.registered', payload: '{"userId":"alice"}', createdAt: T0,
+        // The queuing span's traceparent (stored by the function since 20261128003700_webhook_trace_context).
+        traceContext: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }],
     },
     // A new user, the app's second of two.
     { webhookDeliveries: [], tenant, credential: passkey('bob', 'k5'), aliases: [] },

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { boundedLogSink, type LogSink } from './logSink';
+import { logTraceFields, tracingOn } from './telemetry/tracing';
 
 const CREDENTIAL_HEADERS = ['apisecret', 'apikey', 'managementkey', 'authorization', 'cookie', '"set-cookie"'];
 
@@ -27,7 +28,11 @@ function stdoutLogSink(): LogSink {
 /** Where a silent logger's (never produced) lines would go: it has no reason to hold on to stdout. */
 const DISCARD: Pick<LogSink, 'write'> = { write() {} };
 
-/** JSON lines without pid and hostname (the process manager knows both), through a bounded, non-blocking sink. */
+/**
+ * JSON lines without pid and hostname (the process manager knows both), through a bounded,
+ * non-blocking sink. With tracing on, each line of a traced request carries its `trace_id` and
+ * `span_id` (a field the line sets itself wins); off, there is no mixin to call.
+ */
 export function createLogger(level: string, sink: Pick<LogSink, 'write'> = level === 'silent' ? DISCARD : stdoutLogSink()): Logger {
-  return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
+  return pino({ level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(tracingOn() ? { mixin: logTraceFields } : {}) }, sink);
 }

@@ -4,6 +4,8 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../core/config';
 import type { Mailbox } from '../core/parseMailbox';
 import { PRIVATE_FILE_MODE, ensurePrivateDirectory } from '../core/privateFiles';
+import { tracingOn } from '../core/telemetry/tracing';
+import { withMailSpans } from './withMailSpans';
 
 export interface MailMessage {
   /** A bare address (callers validate it with isBareEmailAddress). */
@@ -77,5 +79,6 @@ function fileMailer(file: string, from: Mailbox): Mailer {
 }
 
 export function createMailer(config: Pick<Config, 'smtpUrl' | 'mailFrom' | 'mailFile'>): Mailer {
-  return config.smtpUrl === undefined ? fileMailer(config.mailFile, config.mailFrom) : smtpMailer(config.smtpUrl, config.mailFrom);
+  const mailer = config.smtpUrl === undefined ? fileMailer(config.mailFile, config.mailFrom) : smtpMailer(config.smtpUrl, config.mailFrom);
+  return tracingOn() ? withMailSpans(mailer) : mailer;
 }

@@ -12,5 +12,5 @@ export const problemSchema = z.looseObject({
   errorCode: z.enum(CODES).describe(CODES.map((code) => `${code} (${statusesOf(code).join(', ')}): ${ERROR_CODES[code].title}`).join('\n')),
   detail: z.string().optional(),
   errors: z.record(z.string(), z.array(z.string())).optional().describe('Validation problems: each bad field with its messages.'),
-  traceId: z.string().optional().describe('The X-Request-Id of the answer.'),
+  traceId: z.string().optional().describe('The OpenTelemetry trace id of the request when the service traces, else the X-Request-Id of the answer.'),
 });

@@ -26,6 +26,7 @@ import { MagicLinkService } from './magicLinks/magicLinks';
 import { createMailer, type Mailer } from '../mail/mailer';
 import { RegistrationService } from './ceremonies/registration';
 import { SigninService } from './ceremonies/signin';
+import { traceCeremonySteps } from './ceremonies/ceremonySpans';
 import { TokenService } from './tokens/tokenService';
 import { UserService } from './users/users';
 import { VerificationService } from './ceremonies/verification';
@@ -112,6 +113,7 @@ export interface Services {
 }
 
 export function createServices(config: Config, store: Store, options: ServiceOptions = {}): Services {
+  traceCeremonySteps();
   const logger = options.logger ?? createLogger(config.logLevel);
   const flushIntervalMs = options.flushIntervalMs ?? 1000;
   const now = options.now ?? Date.now;

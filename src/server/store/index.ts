@@ -13,6 +13,8 @@ import { openPostgresDriver } from './sql/postgresDriver';
 import type { Queries } from './sql/queries';
 import { queriesOn } from './sql/queriesOn';
 import { openSqliteDriver } from './sql/sqliteDriver';
+import { tracedDriver } from './sql/tracedDriver';
+import { tracingOn } from '../core/telemetry/tracing';
 import { openRepositories, type Repositories, type RepositoryOptions } from './repositories';
 
 export type { NewWebhookDelivery, Queries } from './sql/queries';
@@ -76,7 +78,7 @@ export function openStore(databaseUrl: string): Store {
     // 0700 directory, 0600 file, whatever the umask; SQLite gives the WAL and shared-memory files the database file's mode.
     ensurePrivateFile(filename, dirname(filename));
     const client = new SqliteClient({ adapter: new SqliteAdapterFactory(filename) });
-    const sql = openSqliteDriver(filename);
+    const sql = withSpans(openSqliteDriver(filename), 'sqlite');
     return {
       provider: 'sqlite',
       db: client,
@@ -100,7 +102,7 @@ export function openStore(databaseUrl: string): Store {
   // replaced on the next query; without a listener its error would be thrown at the process.
   pool.on('error', () => undefined);
   const client = new PostgresClient({ adapter: new PrismaPg(pool) });
-  const sql = openPostgresDriver(databaseUrl, SQL_CONNECTIONS);
+  const sql = withSpans(openPostgresDriver(databaseUrl, SQL_CONNECTIONS), 'postgresql');
   return {
     provider: 'postgresql',
     db: client as unknown as Db,
@@ -120,6 +122,9 @@ export function openStore(databaseUrl: string): Store {
     },
   };
 }
+
+/** The driver itself, or with a span per statement when tracing is on (decided once, when the store opens). */
+const withSpans = (driver: SqlDriver, provider: 'sqlite' | 'postgresql'): SqlDriver => (tracingOn() ? tracedDriver(driver, provider) : driver);
 
 /** A store's repositories over its own connections (`this`: so that a store copied with wrapped connections, as tests do to count statements, gets repositories over those). */
 function repositoriesOf(databaseUrl: string) {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AuthenticatedKey } from '../../services/apps/apiKeys';
+import { activeSpanContext } from '../../core/telemetry/tracing';
 import { requestIdFor } from './requestId';
 
 /** Longer paths are cut: a line stays one short line whatever the caller sends. */
@@ -11,6 +12,9 @@ interface AccessLogLocals {
   requestId: string;
   startedAt: number;
   auth?: AuthenticatedKey;
+  /** The request's OpenTelemetry trace and span, when tracing is on (the 'close' hook runs outside its context). */
+  traceId?: string;
+  spanId?: string;
 }
 
 /** The path without its query string (which may carry a token). */
@@ -45,6 +49,8 @@ export function accessLog(logger: Logger, onAnswered?: (req: Request, res: Respo
       appId: locals.auth?.appId,
       // The client went away before the answer was complete.
       aborted: this.writableFinished ? undefined : true,
+      trace_id: locals.traceId,
+      span_id: locals.spanId,
     };
     if (path.includes('/health/')) logger.debug(line, 'request');
     else logger.info(line, 'request');
@@ -54,6 +60,11 @@ export function accessLog(logger: Logger, onAnswered?: (req: Request, res: Respo
     locals.startedAt = performance.now();
     locals.requestId = requestIdFor(req);
     res.setHeader('X-Request-Id', locals.requestId);
+    const span = activeSpanContext();
+    if (span) {
+      locals.traceId = span.traceId;
+      locals.spanId = span.spanId;
+    }
     // 'close' comes once per response: `on` spares the wrapper `once` allocates.
     res.on('close', logResponse);
     next();

@@ -14,3 +14,8 @@ export function requestIdFor(req: IncomingMessage): string {
 export function requestIdOf(res: Response): string {
   return String(res.locals.requestId ?? '');
 }
+
+/** The `traceId` of this request's problems: its OpenTelemetry trace id when tracing is on, else its request id. */
+export function problemTraceIdOf(res: Response): string {
+  return typeof res.locals.traceId === 'string' ? res.locals.traceId : requestIdOf(res);
+}

@@ -1,3 +1,4 @@
+import { inSpan } from '../../core/telemetry/tracing';
 import { ATTESTATIONS, AUTHENTICATOR_TYPES, MAX_ALIASES, USER_VERIFICATIONS } from '../../../shared/vocabulary';
 import { verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
@@ -290,14 +291,16 @@ export class RegistrationService {
     }
     let verification;
     try {
-      verification = await verifyRegistrationResponse({
-        response: response as unknown as RegistrationResponseJSON,
-        ...expectationsOf(session),
-        // A conditional create (an upgrade token's, begun as one) may be made without the user
-        // present; every other registration needs them. User verification is unchanged.
-        requireUserPresence: session.conditional !== true,
-        supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
-      });
+      verification = await inSpan('webauthn verify attestation', () =>
+        verifyRegistrationResponse({
+          response: response as unknown as RegistrationResponseJSON,
+          ...expectationsOf(session),
+          // A conditional create (an upgrade token's, begun as one) may be made without the user
+          // present; every other registration needs them. User verification is unchanged.
+          requireUserPresence: session.conditional !== true,
+          supportedAlgorithmIDs: SUPPORTED_ALGORITHM_IDS,
+        }),
+      );
     } catch (error) {
       throw new ApiError('fido2_invalid_registration', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }

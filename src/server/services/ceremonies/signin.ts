@@ -1,3 +1,4 @@
+import { inSpan } from '../../core/telemetry/tracing';
 import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
@@ -149,7 +150,7 @@ export class SigninService {
     const storedCounter = credential.signatureCounter;
     let verification;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await inSpan('webauthn verify assertion', () => verifyAuthenticationResponse({
         response: response as unknown as AuthenticationResponseJSON,
         ...expectationsOf(session),
         credential: {
@@ -158,7 +159,7 @@ export class SigninService {
           counter: storedCounter,
           transports: JSON.parse(credential.transports) as AuthenticatorTransport[],
         },
-      });
+      }));
     } catch (error) {
       throw new ApiError('signin_complete_error', { detail: describeVerificationFailure(error), logged: responseOriginRefusal(error, session, response.response.clientDataJSON) });
     }
@@ -169,7 +170,7 @@ export class SigninService {
 
     // Conditional on the counter we read, so two racing sign-ins with one counter value cannot both
     // pass; with the app's webhook deliveries (none: the statement alone), in one unit.
-    const recorded = await this.credentials.recordUse(
+    const recorded = await inSpan('credential counter update', () => this.credentials.recordUse(
       {
         tenant: appId,
         descriptorId: credentialId,
@@ -186,7 +187,7 @@ export class SigninService {
         type: 'signin.completed',
         data: { userId: credential.userId, credentialId, purpose: session.purpose, rpId: session.rpId, origin: session.origin, userVerified: info.userVerified },
       },
-    );
+    ));
     if (!recorded) throw failure('The signature counter did not increase: this authenticator may have been cloned.');
     // Both buffered in memory and written in batches: no round trip here.
     this.authConfigs.markUsed(appId, session.purpose);

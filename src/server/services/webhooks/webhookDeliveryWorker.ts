@@ -16,6 +16,8 @@ import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
 import { nextAttemptAt } from './nextAttemptAt';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
 import { sendWebhook, type WebhookResponse } from './sendWebhook';
+import { annotatedWithOutcome, deliverySpanOptions } from './deliverySpan';
+import { detachedFromTrace, inSpan } from '../../core/telemetry/tracing';
 import { WebhookAgents } from './webhookAgents';
 import { openWebhookSecret } from './webhookSecretSealing';
 import { signStandardWebhook } from './signStandardWebhook';
@@ -173,7 +175,8 @@ export class WebhookDeliveryWorker {
   nudge(endpointIds?: readonly string[]): void {
     if (this.stopped || this.options.pollIntervalMs === 0) return;
     if (endpointIds !== undefined && endpointIds.every((id) => this.runs.has(id))) return;
-    this.fill();
+    // Woken by a request, but not part of its trace: each delivery's span links to it instead.
+    detachedFromTrace(() => this.fill());
   }
 
   /**
@@ -351,7 +354,7 @@ export class WebhookDeliveryWorker {
         }
       }
       const timestamp = new Date(this.wallClock());
-      const response = await sendWebhook({
+      const response = await inSpan('webhook deliver', () => sendWebhook({
         url: endpoint.url,
         dispatcher,
         headers: {
@@ -364,7 +367,7 @@ export class WebhookDeliveryWorker {
         body: delivery.payload,
         timeoutMs: this.timeoutMs,
         signal: this.stopping.signal,
-      });
+      }).then(annotatedWithOutcome), deliverySpanOptions(delivery, endpoint.id));
       lastDurationMs = response.durationMs;
       if (this.stopping.signal.aborted) {
         // Not an attempt: the service is stopping. Released for whichever worker looks next.

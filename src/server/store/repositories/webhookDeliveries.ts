@@ -40,6 +40,8 @@ export interface ClaimedDelivery {
   attempts: number;
   createdAt: Date;
   nextAttemptAt: Date;
+  /** The traceparent of the span that queued it, when that change was traced. */
+  traceContext?: string;
 }
 
 /** One attempt of a delivery, as the log keeps it. */
@@ -165,6 +167,7 @@ export class WebhookDeliveryRepository {
     attempts: Number(row.attempts),
     createdAt: new Date(this.sql.codec.timeOf(row.createdAt)),
     nextAttemptAt: new Date(this.sql.codec.timeOf(row.nextAttemptAt)),
+    ...(typeof row.traceContext === 'string' ? { traceContext: row.traceContext } : {}),
   });
 
   /**

@@ -210,4 +210,6 @@ export interface NewWebhookDelivery {
   createdAt: number;
   /** When the first attempt is due, if later than `createdAt` (a magic link's deliveries wait for its mail). */
   nextAttemptAt?: number;
+  /** The traceparent of the span that queued it (set by `webhookDeliveryStep` when tracing is on). */
+  traceContext?: string;
 }

@@ -130,12 +130,12 @@ export const STATEMENTS = {
    */
   insertWebhookDeliveries: {
     kind: 'write',
-    sql: `INSERT INTO "WebhookDelivery" ("id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt")
+    sql: `INSERT INTO "WebhookDelivery" ("id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt", "traceContext")
       SELECT value ->> 'id', value ->> 'webhookId', value ->> 'tenant', value ->> 'endpointId', value ->> 'eventType', value ->> 'payload', value ->> 'createdAt',
-        COALESCE(value ->> 'nextAttemptAt', value ->> 'createdAt')
+        COALESCE(value ->> 'nextAttemptAt', value ->> 'createdAt'), value ->> 'traceContext'
       FROM json_each(@deliveries)`,
-    postgres: `INSERT INTO "WebhookDelivery" ("id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt")
-      SELECT "id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", COALESCE("nextAttemptAt", "createdAt")
+    postgres: `INSERT INTO "WebhookDelivery" ("id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", "nextAttemptAt", "traceContext")
+      SELECT "id", "webhookId", "tenant", "endpointId", "eventType", "payload", "createdAt", COALESCE("nextAttemptAt", "createdAt"), "traceContext"
       FROM json_populate_recordset(NULL::"WebhookDelivery", CAST(@deliveries AS json))`,
   },
 
@@ -236,7 +236,7 @@ export const STATEMENTS = {
           JOIN "WebhookDelivery" c ON c."id" = (SELECT h."id" FROM "WebhookDelivery" h WHERE h."endpointId" = e."id" AND h."state" = 'pending' ORDER BY h."createdAt", h."id" LIMIT 1)
           WHERE c."nextAttemptAt" <= @now AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= @now)
         ) t WHERE "turn" <= @perApp ORDER BY "turn", "nextAttemptAt", "id" LIMIT @limit)
-      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`,
+      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt", "traceContext"`,
     // PostgreSQL locks what it takes (FOR UPDATE cannot share a query level with the window function): a head another replica took meanwhile is skipped.
     postgres: `UPDATE "WebhookDelivery" SET "leaseUntil" = CAST(@leaseUntil AS timestamp(3)), "claimedBy" = @workerId WHERE "id" IN (
         SELECT d."id" FROM "WebhookDelivery" d WHERE d."id" IN (
@@ -248,7 +248,7 @@ export const STATEMENTS = {
             WHERE c."nextAttemptAt" <= CAST(@now AS timestamp(3)) AND (c."leaseUntil" IS NULL OR c."leaseUntil" <= CAST(@now AS timestamp(3)))
           ) t WHERE "turn" <= CAST(@perApp AS integer) ORDER BY "turn", "nextAttemptAt", "id" LIMIT CAST(@limit AS integer))
         AND d."state" = 'pending' AND (d."leaseUntil" IS NULL OR d."leaseUntil" <= CAST(@now AS timestamp(3))) FOR UPDATE SKIP LOCKED)
-      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`,
+      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt", "traceContext"`,
   },
   /** The leases of deliveries this worker still holds (ids: a JSON array) moved on. */
   renewWebhookClaims: {
@@ -387,7 +387,7 @@ export const COMPOSED_STATEMENTS = {
          AND (f."leaseUntil" IS NULL OR f."leaseUntil" <= ${at('now')}) ORDER BY f."createdAt", f."id" LIMIT ${limit}) r${i}`,
     );
     return `UPDATE "WebhookDelivery" SET "leaseUntil" = ${at('leaseUntil')}, "claimedBy" = @workerId WHERE "id" IN (${runs.join(' UNION ALL ')})
-      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt"`;
+      RETURNING "id", "webhookId", "tenant", "endpointId", "payload", "attempts", "createdAt", "nextAttemptAt", "traceContext"`;
   },
 } as const;
 export type ComposedStatement = keyof typeof COMPOSED_STATEMENTS;

@@ -1,3 +1,5 @@
+import { activeSpanContext } from '../../core/telemetry/tracing';
+import { formatTraceparent } from '../../core/telemetry/traceparent';
 import type { NewAlias, NewEvent, NewRegistration, NewWebhookDelivery } from './queries';
 import type { SqlCodec } from './codec';
 import type { WriteStatement } from './statements';
@@ -111,10 +113,14 @@ export function webhookDeliverySteps(deliveries: NewWebhookDelivery[], encoding:
 
 /** The outbox rows of a change as one statement (from one JSON array, however many). */
 export function webhookDeliveryStep(deliveries: NewWebhookDelivery[], encoding: SqlCodec, onlyIf?: StepCondition): UnitStep {
+  // The span that queues them, for the delivery's span to link to: only when tracing is on.
+  const queuedIn = activeSpanContext();
+  const traceContext = queuedIn ? formatTraceparent(queuedIn) : undefined;
   const rows = deliveries.map(({ nextAttemptAt, ...d }) => ({
     ...d,
     createdAt: encoding.time(d.createdAt),
     ...(nextAttemptAt === undefined ? {} : { nextAttemptAt: encoding.time(nextAttemptAt) }),
+    ...(traceContext === undefined || d.traceContext !== undefined ? {} : { traceContext }),
   }));
   return step('insertWebhookDeliveries', { deliveries: JSON.stringify(rows) }, onlyIf ? { onlyIf } : {});
 }
