@@ -123,16 +123,13 @@ export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers =
       if (error) return next(error);
       // The same answer for an unknown address and a wrong password (each took one scrypt).
       if (!user) return problem(res, 401, 'invalid_credentials', 'The email address or the password is not right.');
-      req.logIn(user, async (loginError) => {
+      req.logIn(user, (loginError) => {
         if (loginError) return next(loginError);
-        try {
-          // The one line a password app adds for the passkey upgrade: this session was opened by a
-          // password, just now, so the page may offer (or silently make) the user a passkey.
-          if (typeof auth.notePasswordSignIn === 'function') await auth.notePasswordSignIn(req);
-          res.set('Cache-Control', 'no-store').json(publicFields(user));
-        } catch (noteError) {
-          next(noteError);
-        }
+        // The one line a password app adds for the passkey upgrade: this session was opened by a
+        // password, just now, so the page may make the user a passkey (once); and the session list
+        // shows it from now on.
+        auth.notePasswordSignIn(req);
+        res.set('Cache-Control', 'no-store').json(publicFields(user));
       });
     })(req, res, next);
   });

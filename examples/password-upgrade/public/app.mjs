@@ -5,9 +5,6 @@ import { createPasskeys } from '/passwordless-browser/passwordless.mjs';
 
 const $ = (name) => document.querySelector(`[data-test="${name}"]`);
 const passkeys = await createPasskeys();
-// Newer parts of the browser module, used where this version has them.
-const canUpgrade = typeof passkeys.upgrade === 'function';
-const canListSessions = typeof passkeys.sessions === 'function';
 
 function status(text) {
   $('status').textContent = text;
@@ -91,12 +88,9 @@ async function refresh() {
   const { passkeys: list } = await passkeys.passkeys();
   $('passkeys').replaceChildren(...list.map(passkeyItem));
   $('no-passkeys').hidden = list.length > 0;
-  if (canListSessions) {
-    const sessions = await passkeys.sessions();
-    $('sessions').replaceChildren(...sessions.map(sessionItem));
-    $('end-other-sessions').hidden = sessions.length < 2;
-    $('sessions-section').hidden = false;
-  }
+  const sessions = await passkeys.sessions();
+  $('sessions').replaceChildren(...sessions.map(sessionItem));
+  $('end-other-sessions').hidden = sessions.length < 2;
   return list;
 }
 
@@ -112,19 +106,17 @@ function showOffer(visible) {
 async function offerPasskey(list) {
   // What happened, for scripts that drive the page (the browser test waits for it).
   const done = (outcome) => (document.body.dataset.upgrade = outcome);
-  if (canUpgrade) {
-    const outcome = await passkeys.upgrade().catch((error) => {
-      done('failed');
-      throw error;
-    });
-    if (outcome === 'created') {
-      status('Signed in with your password. Your browser saved a passkey: next time, pick it from the email field.');
-      await refresh();
-      return done('created');
-    }
-    // 'not-offered': the host offers none to this session.
-    if (outcome !== 'unsupported' && outcome !== 'declined') return done('not-offered');
+  const outcome = await passkeys.upgrade().catch((error) => {
+    done('failed');
+    throw error;
+  });
+  if (outcome === 'created') {
+    status('Signed in with your password. Your browser saved a passkey: next time, pick it from the email field.');
+    await refresh();
+    return done('created');
   }
+  // 'not-offered': the host offers none to this session.
+  if (outcome !== 'unsupported' && outcome !== 'declined') return done('not-offered');
   showOffer(list.length === 0);
   return done(list.length === 0 ? 'offered' : 'not-offered');
 }
