@@ -58,9 +58,10 @@ function ownPagesOnly(req, res, next) {
  * origin passkey sign-ins must come from; else Passwordless__Origins); `publicApiUrl` is the
  * service's address as browsers reach it. `passwordAttempts` caps password sign-ins per client
  * address and minute (default 10); `throttle` overrides the passkey routes' limits (tests).
- * Seeds `seedUsers` into an empty user table; answers `{app, seeded, close()}`.
+ * Seeds `seedUsers` into an empty user table (the demo users, except in production: their
+ * passwords are public); answers `{app, seeded, close()}`.
  */
-export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers = DEMO_USERS, passwordAttempts = 10, throttle }) {
+export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers = process.env.NODE_ENV === 'production' ? [] : DEMO_USERS, passwordAttempts = 10, throttle }) {
   // Users and sessions are for this host's user only, whatever the umask.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   closeSync(openSync(join(dataDir, 'host.db'), 'a', 0o600));
@@ -73,10 +74,11 @@ export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers =
   // The app as it was: passport-local checks the password against the user's hash.
   passport.use(
     new LocalStrategy({ usernameField: 'email' }, (email, password, done) => {
-      users
-        .findWithPasswordHash(email.trim())
-        .then(async (found) => ((await verifyPassword(password, found?.passwordHash)) ? done(null, found.user) : done(null, false)))
-        .catch(done);
+      const check = async () => {
+        const found = await users.findWithPasswordHash(email.trim());
+        return (await verifyPassword(password, found?.passwordHash)) ? found.user : false;
+      };
+      check().then((user) => done(null, user), done);
     }),
   );
 
