@@ -11,8 +11,8 @@ import passport from 'passport';
 import { passwordless } from 'passwordless-selfhost/express';
 import { fileMailer, passkeyMails } from './hostMail.mjs';
 import { mailboxRoute } from './mailbox.mjs';
+import { SqliteSessionStore } from '../shared/sqliteSessionStore.mjs';
 import { metricsRoute } from './metricsRoute.mjs';
-import { SqliteSessionStore } from './sqliteSessionStore.mjs';
 import { SqliteUserStore } from './sqliteUserStore.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -16,15 +16,24 @@ export interface ExampleHost {
 
 const LISTENING = /^listening (http:\/\/127\.0\.0\.1:\d+)\n/m;
 
+export interface ExampleHostOptions {
+  /** The script that starts the host, beside this file. Default: the express-host example's. */
+  script?: string;
+  /** A data directory of the caller's (kept at stop), e.g. to start the host again on it. Default: a fresh one, removed at stop. */
+  dataDir?: string;
+}
+
 /**
  * The example host app (`createHost` of examples/express-host/host.mjs, an ES module jest cannot
- * load) in a child process, on a fresh data directory and a port the system picks, talking to the
- * service at `serviceUrl` with `app`'s keys. Resolves once it has said where it listens.
+ * load; or another example's, through `options.script`) in a child process, on a fresh data
+ * directory and a port the system picks, talking to the service at `serviceUrl` with `app`'s keys.
+ * Resolves once it has said where it listens.
  */
-export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'apiKey' | 'apiSecret'>, env: Record<string, string> = {}): Promise<ExampleHost> {
+export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'apiKey' | 'apiSecret'>, env: Record<string, string> = {}, options: ExampleHostOptions = {}): Promise<ExampleHost> {
   ensureBuilt(); // the host loads the middleware as a user does: passwordless-selfhost/express, from dist/
-  const dataDir = mkdtempSync(join(tmpdir(), 'pwl-example-host-'));
-  const child = spawn(process.execPath, [join(__dirname, 'exampleHostServer.mjs')], {
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'pwl-example-host-'));
+  const child = spawn(process.execPath, [join(__dirname, options.script ?? 'exampleHostServer.mjs')], {
     env: childEnv({ Passwordless__ApiUrl: serviceUrl, Passwordless__ApiKey: app.apiKey, Passwordless__ApiSecret: app.apiSecret, EXAMPLE_DATA_DIR: dataDir, ...env }),
   });
   let output = '';
@@ -41,7 +50,7 @@ export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'a
     void exited.then(() => reject(new Error(`the example host exited before serving:\n${output}`)));
   }).catch((error: unknown) => {
     child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     throw error;
   });
   return {
@@ -55,7 +64,7 @@ export async function startExampleHost(serviceUrl: string, app: Pick<TestApp, 'a
         await exited;
         clearTimeout(timer);
       }
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
