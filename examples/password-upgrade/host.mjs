@@ -14,7 +14,7 @@ import session from 'express-session';
 import passport from 'passport';
 import { passwordless } from 'passwordless-selfhost/express';
 import { SqliteSessionStore } from '../shared/sqliteSessionStore.mjs';
-import { LocalStrategy } from './localStrategy.mjs';
+import { Strategy as LocalStrategy } from 'passport-local';
 import { verifyPassword } from './passwords.mjs';
 import { PasswordUserStore } from './passwordUserStore.mjs';
 
