@@ -69,7 +69,7 @@ describePostgres('a registration as one statement on PostgreSQL, against the sam
     // The same token again: refused, nothing written.
     { webhookDeliveries: [], tenant, credential: passkey('alice', 'k2'), redeemedToken: { tokenId: 'register:t1', expiresAt: T0 + 60_000 } },
     // A second passkey without aliases: the aliases stay.
-    // (made by the automatic upgrade: the column the function stores since 20261127060000_upgrade_passkeys)
+    // (made by the automatic upgrade: a column the function stores since 20261128003700_webhook_trace_context)
     { webhookDeliveries: [], tenant, credential: passkey('alice', 'k3', { isDiscoverable: true, signatureCounter: 4_294_967_295, madeByUpgrade: true }) },
     // A second passkey replacing the aliases, with a webhook delivery.
     {

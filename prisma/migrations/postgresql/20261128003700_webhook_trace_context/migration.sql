@@ -2,9 +2,10 @@
 -- the delivery's own span links to it. NULL when tracing was off.
 ALTER TABLE "WebhookDelivery" ADD COLUMN "traceContext" TEXT;
 
--- pwl_store_registration (as 20261127060000_upgrade_passkeys left it) keeps the trace context of the
--- deliveries it inserts too (passkey.registered): the same function, with "traceContext" added to
--- its WebhookDelivery insert and nothing else changed.
+-- pwl_store_registration (20261126010000_registration_statement), redefined once for this
+-- release's columns: its Credential insert stores "prfSalt" and "prfEnabled"
+-- (20261127050000_passkey_extensions) and "madeByUpgrade" (20261127060000_upgrade_passkeys), and its
+-- WebhookDelivery insert "traceContext"; nothing else changed.
 CREATE OR REPLACE FUNCTION "pwl_store_registration"(
     "p_tenant" TEXT,
     "p_user_id" TEXT,
