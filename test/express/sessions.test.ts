@@ -64,7 +64,7 @@ async function memoryStore(): Promise<StoreFixture> {
 }
 
 async function sqliteStore(): Promise<StoreFixture> {
-  const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'express-host', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
+  const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'shared', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
   const db = new Database(':memory:');
   const store = new SqliteSessionStore(db);
   return {
@@ -316,7 +316,7 @@ describe.each(stores)('sessions with %s', (_name, makeStore) => {
 
 describe("the example's SQLite store", () => {
   it('adds its indexed user_id column to a database made before it, and finds a session there once it is saved again', async () => {
-    const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'express-host', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
+    const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'shared', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
     const db = new Database(':memory:');
     db.exec('CREATE TABLE sessions (sid TEXT PRIMARY KEY, data TEXT NOT NULL, expires INTEGER NOT NULL)');
     const old = { cookie: { expires: new Date(Date.now() + 3_600_000).toISOString() }, passwordlessSession: { userId: 'u1', createdAt: 1, lastSeenAt: 1, device: 'Linux', browser: 'Firefox' } };
