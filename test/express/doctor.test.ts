@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import supertest from 'supertest';
 import { startExampleHost, type ExampleHost } from '../support/exampleHost';
+import { runDoctor, type DoctorSettings } from '../../src/express';
 import { hostApp } from '../support/hostApp';
 import { localhostCertificate, startReverseProxy, type LocalhostCertificate, type ReverseProxy } from '../support/reverseProxy';
 import { CLI, childEnv, ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
@@ -165,5 +166,58 @@ describe('auth.doctor()', () => {
     ]);
     const wrong = await h.auth.doctor({ rpId: 'example.com' });
     expect(wrong.filter((c) => !c.ok)).toEqual([expect.objectContaining({ name: 'rp-id', fix: expect.stringContaining("'localhost'") })]);
+  });
+});
+
+/** runDoctor in this process, on what a misconfigured host would have: each finding and its fix. */
+describe('runDoctor: what each misconfiguration reads as', () => {
+  const settingsOf = (app: TestApp, changes: Partial<DoctorSettings> = {}): DoctorSettings => ({
+    apiUrl: service.url,
+    apiKey: app.apiKey,
+    apiSecret: app.apiSecret,
+    origins: ['http://localhost:3000'],
+    publicUrl: undefined,
+    register: { expirationSeconds: 120 },
+    ...changes,
+  });
+  const noLinks = { verifyEmail: false, recovery: false };
+  const failed = (checks: { name: string; ok: boolean }[]) => checks.filter((c) => !c.ok).map((c) => c.name);
+
+  it('names keys of the wrong kind, and keys of two apps', async () => {
+    const [one, two] = [await appWith([]), await appWith([])];
+    const swapped = await runDoctor({ settings: settingsOf(one, { apiKey: one.apiSecret, apiSecret: one.apiKey }), mailedLinks: noLinks });
+    expect(swapped[0]).toMatchObject({ name: 'service', ok: false, fix: expect.stringContaining("'<appId>:public:") });
+    const mixed = await runDoctor({ settings: settingsOf(one, { apiSecret: two.apiSecret }), mailedLinks: noLinks });
+    expect(mixed[0]).toMatchObject({ name: 'service', ok: false, summary: expect.stringContaining(`'${two.appId}'`), fix: 'use the two keys of one app' });
+  });
+
+  it('names a service that does not answer, and one that refuses the ApiSecret', async () => {
+    const app = await appWith([]);
+    // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+    const down = await runDoctor({ settings: settingsOf(app, { apiUrl: 'http://127.0.0.1:1' }), mailedLinks: noLinks });
+    expect(down[0]).toMatchObject({ name: 'service', ok: false, fix: expect.stringContaining('Passwordless__ApiUrl') });
+    expect(down.map((c) => c.name)).not.toContain('origins');
+    const stale = await runDoctor({ settings: settingsOf(app, { apiSecret: `${app.appId}:secret:${'0'.repeat(32)}` }), mailedLinks: noLinks });
+    expect(stale[0]).toMatchObject({ name: 'service', ok: false, summary: expect.stringContaining('refuses the ApiSecret') });
+  });
+
+  it('names Origins that are unset, or that the app does not allow', async () => {
+    const strict = await appWith(['https://app.example.com']);
+    const unset = await runDoctor({ settings: settingsOf(strict, { origins: undefined }), mailedLinks: noLinks });
+    expect(unset.find((c) => c.name === 'origins')).toMatchObject({ ok: false, fix: expect.stringContaining('Passwordless__Origins') });
+    const refused = await runDoctor({ settings: settingsOf(strict), mailedLinks: noLinks });
+    expect(failed(refused)).toEqual(['origins']);
+    expect(refused.find((c) => c.name === 'origins')?.fix).toContain(`/admin/apps/${strict.appId}/features`);
+    const open = await runDoctor({ settings: settingsOf(await appWith([])), mailedLinks: noLinks });
+    expect(open.find((c) => c.name === 'origins')).toMatchObject({ ok: true, summary: expect.stringContaining('accepts any origin') });
+    expect(open.find((c) => c.name === 'mail')).toMatchObject({ ok: true, summary: expect.stringContaining('needs no mail') });
+  });
+
+  it('names plain HTTP and a mail file for origins on the internet, and a host without its diagnostic route', async () => {
+    const app = await appWith(['http://app.example.com']);
+    const checks = await runDoctor({ settings: settingsOf(app, { origins: ['http://app.example.com'] }), rpId: 'app.example.com', mailedLinks: { verifyEmail: true, recovery: true }, url: service.url });
+    expect(failed(checks)).toEqual(['https', 'mail', 'host']);
+    expect(checks.find((c) => c.name === 'mail')?.fix).toContain('SMTP_URL');
+    expect(checks.find((c) => c.name === 'host')?.summary).toContain('/passwordless-doctor');
   });
 });
