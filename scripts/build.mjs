@@ -16,12 +16,12 @@ for (const project of ['tsconfig.build.json', 'tsconfig.browser.json']) {
 // The package is CommonJS; dist/browser's .js files are ES modules.
 writeFileSync(join(dist, 'browser', 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
 
-/** The .js and .d.ts files under `dir` that tsc does not emit (the generated Prisma clients are TypeScript). */
+/** The .js, .d.ts and .css files (the console's assets) under `dir` that tsc does not emit (the generated Prisma clients are TypeScript). */
 function plainSources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'generated' ? [] : plainSources(path);
-    return entry.name.endsWith('.js') || entry.name.endsWith('.d.ts') ? [path] : [];
+    return entry.name.endsWith('.js') || entry.name.endsWith('.d.ts') || entry.name.endsWith('.css') ? [path] : [];
   });
 }
 for (const file of plainSources(src)) {

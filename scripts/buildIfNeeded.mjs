@@ -14,7 +14,7 @@ function newestMtime(dir) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
     // Unit tests beside the sources are not built; plain .js sources are copied by the build.
-    else if ((/\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.prisma')) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if ((/\.(ts|js|css)$/.test(entry.name) && !entry.name.endsWith('.test.ts')) || entry.name.endsWith('.prisma')) newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }

@@ -60,6 +60,9 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           settings (Passwordless__* or --api-url, --api-key,
                                           --api-secret, --origins, --public-url): one line per
                                           check, each failure with its fix; exit code 1 on any
+  console invite <email>                  print a link that makes <email> an operator of the
+                                          console (PUBLIC_URL/console): it registers their
+                                          passkey, works once, for 24 hours; see docs/console.md
   generate-key management|token-encryption|metrics|backup-mac
                                           print a fresh random value for MANAGEMENT_KEY,
                                           TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN or BACKUP_MAC_KEY
@@ -277,6 +280,16 @@ async function tokenKeys([action]: string[]): Promise<void> {
 }
 
 /** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN and BACKUP_MAC_KEY take. */
+async function consoleCommand([action, email, ...extra]: string[]): Promise<void> {
+  if (action !== 'invite' || !email || extra.length > 0) throw new UsageError('console: say `console invite <email>`');
+  const { inviteOperator } = await import('./server/console/inviteOperator');
+  await withServices(async (services) => {
+    const invite = await inviteOperator(services, { email, by: 'CLI' });
+    process.stdout.write(`Open this link to make ${invite.email} an operator (it works once, until ${invite.expiresAt}):\n\n  ${invite.link}\n\n`);
+    if (!services.config.console.enabled) process.stdout.write('The console is off in this configuration: start the service with CONSOLE=on (it is on by default on a loopback HOST).\n');
+  });
+}
+
 function generateKey([what]: string[]): void {
   if (what !== 'management' && what !== 'token-encryption' && what !== 'metrics' && what !== 'backup-mac') {
     throw new UsageError(what ? `generate-key: unknown key '${what}'` : 'generate-key: say which key (management, token-encryption, metrics or backup-mac)');
@@ -332,6 +345,8 @@ async function main(argv: string[]): Promise<void> {
       if (done.previous) process.stdout.write(`the database it replaced is kept as ${done.previous}; delete it once the service runs well on the restored one\n`);
       return;
     }
+    case 'console':
+      return consoleCommand(rest);
     case 'generate-key':
       return generateKey(rest);
     case 'token-keys':

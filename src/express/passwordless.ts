@@ -269,7 +269,8 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     required: verifyEmail ? { because: 'with verifyEmail (on by default)' } : recoveryLink ? { because: 'with recovery' } : production ? { because: 'in production (NODE_ENV=production)' } : undefined,
     warn,
   });
-  if (!verifyEmail) {
+  // Without the sign-up route (paths.register: null) nobody claims an address.
+  if (!verifyEmail && paths.register !== null) {
     warn({}, 'passwordless: verifyEmail is off, so the email address a visitor signs up with is an unverified claim: anyone can sign up with an address that is not theirs, and a taken address is refused with 409 user_exists, which tells who has an account.');
   }
   const stepUpMaxAge = secondsOption(options.stepUpMaxAge, 'stepUpMaxAge', 300, 1, 86_400);

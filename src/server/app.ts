@@ -61,6 +61,8 @@ export interface AppOptions {
   surface?: AppSurface;
   /** Shared by the listeners of one process, so that /metrics counts both. */
   metrics?: Metrics;
+  /** The operator console (`/console`, console/consoleRouter.ts), when CONSOLE is on; never on the management listener. */
+  console?: RequestHandler;
 }
 
 /** Every router of the current API (or of the surface); each answers at `/` and under `/api`. */
@@ -138,6 +140,8 @@ export function createApp(services: Services, logger: Logger, options: AppOption
     chain(
       accessLog(logger, metrics.observe),
       collapseSlashes,
+      // The console's pages have their own headers, sessions and body parsing; the API's never see them.
+      ...(options.console && surface !== 'management' ? [options.console] : []),
       securityHeaders,
       // CORS before rate limits, body parsing and authentication, so every answer to the browser client is readable.
       publicCors,

@@ -48,8 +48,14 @@ export async function startService(config: Config, logger: Logger = createLogger
   const services = createServices(config, store, { logger });
   const metrics = createMetrics({ poolStats: store.poolStats });
   const separate = config.managementListener !== undefined;
+  // The console's middleware calls this process's own API, on the main listener, through loopback when it listens on every address.
+  let ownUrl = '';
+  // Loaded only when on: express-session, passport and the middleware are not needed otherwise.
+  const consoleRoutes = config.console.enabled
+    ? (require('./console/consoleRouter') as typeof import('./console/consoleRouter')).consoleHandler(services, { serviceUrl: () => ownUrl, logger })
+    : undefined;
   const listen = async (surface: AppSurface, port: number, host: string) => {
-    const app = createApp(services, logger, { surface, metrics });
+    const app = createApp(services, logger, { surface, metrics, console: consoleRoutes });
     const server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(port, host, () => resolve(s));
       s.once('error', reject);
@@ -79,6 +85,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   };
   const [server, managementServer] = servers;
   const url = urlOf(server, config.host, config.port);
+  ownUrl = urlOf(server, config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host, config.port);
+  if (consoleRoutes) logger.info({ console: `${config.publicUrl}/console` }, 'operator console on (CONSOLE=off turns it off)');
   const managementUrl = managementServer && config.managementListener ? urlOf(managementServer, config.managementListener.host, config.managementListener.port) : undefined;
   logger.info({ url, storage: store.provider, ...(managementUrl ? { managementUrl } : {}) }, 'passwordless service listening');
   return {

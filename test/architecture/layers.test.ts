@@ -32,6 +32,9 @@ const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
   'server/http': { imports: ['server/core', 'server/redis', 'shared'], types: ['server/services'] },
   'server/routes': { imports: ['server/http', 'server/services', 'server/core', 'shared'], types: ['server/metrics'] },
   'server/openapi': { imports: ['server/routes', 'server/http/routing', 'server/core', 'shared'], types: ['server/services'] },
+  // The operator console: a host app of our own middleware (src/express) that calls the services in
+  // process; nothing below it imports it.
+  'server/console': { imports: ['express', 'server/services', 'server/core', 'server/redis', 'shared'] },
   // The composition roots: they start, wire and stop everything, so they may import anything.
   server: { imports: ['*'] },
   '.': { imports: ['*'] },

@@ -65,8 +65,10 @@ export async function startServiceProcess(env: Record<string, string> = {}, shar
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const mailFile = database.url.startsWith('file:') ? `${database.url.replace(/^file:/, '')}.mail.md` : join(ROOT, '.test-tmp', `mail-${port}.md`);
+  // `{port}` in a value (PUBLIC_URL: 'http://localhost:{port}') is the port picked here.
+  const given = Object.fromEntries(Object.entries(env).map(([key, value]) => [key, value.replaceAll('{port}', String(port))]));
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: childEnv({ DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_KEY, LOG_LEVEL: 'warn', MAIL_FILE: mailFile, ...env }),
+    env: childEnv({ DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', MANAGEMENT_KEY, LOG_LEVEL: 'warn', MAIL_FILE: mailFile, ...given }),
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));

@@ -57,6 +57,7 @@ describe('loadConfig', () => {
       webhooks: { allowInsecure: false, allowPrivateNetworks: NO_NETWORKS },
       webhookWorker: true,
       webhookDelivery: { timeoutMs: 15_000, leaseMs: 15_000, outboxQuota: 100_000 },
+      console: { enabled: true, idleMs: 1_800_000 },
     });
   });
 
@@ -151,9 +152,22 @@ describe('loadConfig', () => {
       webhooks: { allowInsecure: true, allowPrivateNetworks: expect.objectContaining({ entries: ['10.0.0.0/8', '127.0.0.1'] }) },
       webhookWorker: false,
       webhookDelivery: { timeoutMs: 30_000, leaseMs: 20_000, outboxQuota: 5000 },
+      console: { enabled: false, idleMs: 1_800_000 },
     });
     expect(config.webhooks.allowPrivateNetworks.covers('10.1.2.3')).toBe(true);
     expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);
+  });
+
+  it('turns the console on by default only on a loopback HOST, and reads CONSOLE and CONSOLE_IDLE_MINUTES', () => {
+    expect(loadConfig({ HOST: '127.0.0.1' }).console.enabled).toBe(true);
+    expect(loadConfig({ HOST: '::1' }).console.enabled).toBe(true);
+    expect(loadConfig({ HOST: '0.0.0.0' }).console.enabled).toBe(false);
+    expect(loadConfig({ HOST: '10.0.0.5' }).console.enabled).toBe(false);
+    expect(loadConfig({ HOST: '0.0.0.0', CONSOLE: 'on' }).console.enabled).toBe(true);
+    expect(loadConfig({ CONSOLE: 'off' }).console.enabled).toBe(false);
+    expect(loadConfig({ CONSOLE_IDLE_MINUTES: '5' }).console.idleMs).toBe(300_000);
+    expect(configErrorFor({ CONSOLE: 'yes please' }).message).toMatch(/^Invalid configuration: CONSOLE must be on or off/);
+    expect(configErrorFor({ CONSOLE_IDLE_MINUTES: '0' }).message).toMatch(/^Invalid configuration: CONSOLE_IDLE_MINUTES /);
   });
 
   it('refuses a WEBHOOK_ALLOW_PRIVATE_NETWORKS entry that is neither an address nor a network, naming the variable', () => {

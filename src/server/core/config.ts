@@ -61,6 +61,21 @@ export interface Config {
    */
   webhookWorker: boolean;
   webhookDelivery: WebhookDeliverySettings;
+  /** The operator console at `/console` (docs/console.md). */
+  console: ConsoleSettings;
+}
+
+/** CONSOLE and CONSOLE_IDLE_MINUTES. */
+export interface ConsoleSettings {
+  /** CONSOLE=on|off; default on only when HOST is a loopback address (a console reachable from elsewhere is opted into). */
+  enabled: boolean;
+  /** Signed out after this long without a request (CONSOLE_IDLE_MINUTES, default 30). */
+  idleMs: number;
+}
+
+/** Whether a listener's host only accepts connections from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /** How the delivery worker sends (docs/operations.md, "Webhooks"). */
@@ -222,6 +237,10 @@ const schema = z.object({
   WEBHOOK_OUTBOX_QUOTA: optional(z.string().regex(/^\d{1,9}$/, 'must be a whole number'))
     .transform((v) => (v === undefined ? 100_000 : Number(v)))
     .pipe(z.number().min(1, 'must be at least 1')),
+  CONSOLE: optional(z.enum(['on', 'off'], { message: 'must be on or off' })),
+  CONSOLE_IDLE_MINUTES: optional(z.string().regex(/^\d{1,4}$/, 'must be a whole number of minutes'))
+    .transform((v) => (v === undefined ? 30 : Number(v)))
+    .pipe(z.number().min(1, 'must be between 1 and 1440').max(1440, 'must be between 1 and 1440')),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: optional(
     z.string().transform((v, ctx) => {
       const list = parseNetworkList(v);
@@ -315,5 +334,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
     webhookWorker: v.WEBHOOK_WORKER ?? true,
     webhookDelivery: { timeoutMs: v.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: v.WEBHOOK_LEASE_SECONDS * 1000, outboxQuota: v.WEBHOOK_OUTBOX_QUOTA },
+    console: { enabled: v.CONSOLE === undefined ? isLoopbackHost(v.HOST) : v.CONSOLE === 'on', idleMs: v.CONSOLE_IDLE_MINUTES * 60_000 },
   };
 }

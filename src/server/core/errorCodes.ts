@@ -86,6 +86,12 @@ export const ERROR_CODES = {
   webhook_delivery_not_found: { status: 404, title: 'This app has no webhook delivery with this id.' },
   webhook_pending_limit_reached: { status: 409, title: 'This endpoint already has as many pending deliveries as a test event or a replay may wait behind (100).' },
   webhook_outbox_quota_exceeded: { status: 429, title: "This app's webhook outbox is full: it has as many pending deliveries as it may." },
+  // the operator console
+  operator_exists: { status: 409, title: 'This address is an operator already.' },
+  invite_invalid: { status: 400, title: 'This invite is not valid: it expired, was used, or was not made by this console.' },
+  console_form_refused: { status: 403, title: 'This form was not sent from a page of this console, or the page is too old. Reload it and try again.' },
+  console_step_up_required: { status: 401, title: 'Confirm it is you with your passkey first.' },
+  console_unavailable: { status: 503, title: 'The console could not be started.' },
   // abuse
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side

@@ -9,7 +9,7 @@ import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
 import type { AppEvent, EventLog } from '../events/eventLog';
 import { normaliseAllowedOrigin } from '../../webauthn/origins';
 
-const PLANS = ['trial', 'pro', 'enterprise'] as const;
+export const PLANS = ['trial', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
 /** The stores keep these counts in 32-bit integer columns. */
@@ -205,6 +205,22 @@ export class AppsService {
       // Pending deletion: when the data goes (null: not pending).
       deleteAt: app.deleteAt?.toISOString() ?? null,
     }));
+  }
+
+  /**
+   * Stores a key whose value the caller made (the operator console derives its own, see
+   * console/consoleKeys.ts), replacing a key of the same id that is not it; nothing when the app
+   * has it already. Not offered by any API: a key given from outside would not be random.
+   */
+  async adoptKey(appId: string, value: string, scopes: readonly Scope[]): Promise<void> {
+    const parsed = parseKey(value);
+    if (!parsed || parsed.appId !== appId) throw new Error('adoptKey takes a well-formed key of the app');
+    const row = keyRow(parsed.kind, value, scopes);
+    const existing = await this.keys.find(appId, parsed.keyId);
+    if (existing?.keyHash === row.keyHash && existing.kind === parsed.kind) return;
+    if (existing) await this.keys.delete(appId, parsed.keyId);
+    if (!(await this.keys.create(appId, row))) throw new Error(`the key ${parsed.keyId} of '${appId}' could not be stored`);
+    this.onAppChanged(appId);
   }
 
   private async requireApp(appId: string) {

@@ -40,6 +40,10 @@ export const EVENT_TYPES = {
   AdminMagicLinksEnabled: 'Alert',
   AdminMagicLinksDisabled: 'Alert',
   AdminEventLoggingRetentionChanged: 'Warning',
+  // Ours: the operator console's own log (the console app's), beside the event each action records in its app.
+  ConsoleOperatorInvited: 'Warning',
+  ConsoleOperatorRemoved: 'Alert',
+  ConsoleActionPerformed: 'Informational',
 } as const satisfies Record<string, 'Informational' | 'Warning' | 'Alert' | 'Error'>;
 
 export type EventType = keyof typeof EVENT_TYPES;
