@@ -6,6 +6,7 @@ import { appsPages } from './appsPages';
 import { authenticatorsPages } from './authenticatorsPages';
 import { healthPage } from './healthPage';
 import { operatorsPages } from './operatorsPages';
+import { playgroundPages } from './playgroundPages';
 import { webhooksPages } from './webhooksPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
@@ -16,4 +17,5 @@ export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router
   webhooksPages(ctx, routes);
   authenticatorsPages(ctx, routes);
   healthPage(ctx, routes);
+  playgroundPages(ctx, routes);
 }
