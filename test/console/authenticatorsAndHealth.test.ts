@@ -4,14 +4,14 @@
  * a browser (CLI invite, software authenticator, the console's invite completion):
  * - authenticators: the FIDO metadata filtered by certification status and paged by key, the allow
  *   and block lists changed through the service (and seen by the private API), the plan's refusal;
- * - health: storage, mail, Redis (off, configured but down, and answering when TEST_REDIS_URL is
- *   set), the webhook backlog, the metadata and the version.
+ * - health: storage, mail, Redis (off, and answering when TEST_REDIS_URL is set), the webhook
+ *   backlog, the metadata and the version. (Redis configured but down is not shown here: the
+ *   console's sessions are then in Redis, so no operator can open a page while it is down.)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { consoleSession, type ConsoleSession } from '../support/consoleSession';
 import { KEYS, metadataEnv, testBlob, testEntries, writeBlob } from '../support/metadata';
-import { freeLoopbackPort } from '../support/net';
 import { dropRedisKeys, testRedisUrl, uniqueRedisPrefix } from '../support/redis';
 import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import { createTestPki, type TestEntry, type TestPki } from '../support/testPki';
@@ -206,19 +206,6 @@ describe('the console’s authenticators and health pages, server-rendered', () 
 });
 
 describe('the console’s health page with REDIS_URL', () => {
-  it('shows Redis degraded when it is configured but does not answer, the rest serving', async () => {
-    const closed = await freeLoopbackPort();
-    const { service, session } = await consoleService({ REDIS_URL: `redis://127.0.0.1:${closed}`, REDIS_KEY_PREFIX: uniqueRedisPrefix() });
-    try {
-      const res = await session.get('/console/health');
-      expect(res.status).toBe(200);
-      expect(healthOf(res.text)).toMatchObject({ storage: 'Healthy', redis: 'Degraded' });
-      expect(res.text).not.toContain(`127.0.0.1:${closed}`);
-    } finally {
-      await service.stop();
-    }
-  });
-
   const redisUrl = testRedisUrl();
   (redisUrl ? it : it.skip)('shows Redis configured and answering (TEST_REDIS_URL)', async () => {
     const prefix = uniqueRedisPrefix();

@@ -80,11 +80,11 @@ export function healthPage(ctx: ConsoleContext, routes: ConsoleRoutes): void {
             'Redis',
             async () => {
               await redis.ping();
-              return 'configured and answering: the replicas share their rate limits';
+              return 'configured and answering: the replicas share rate limits and console sessions';
             },
             'Degraded',
           )
-        : ({ key: 'redis', name: 'Redis', status: 'Off', detail: 'not configured (REDIS_URL): rate limits count per replica' } satisfies Row),
+        : ({ key: 'redis', name: 'Redis', status: 'Off', detail: 'not configured (REDIS_URL): rate limits count per replica, console sessions live in this process' } satisfies Row),
       probe('webhooks', 'Webhook backlog', async () => {
         const backlog = await services.webhookDeliveries.backlog();
         const late = backlog.earliestNextAttemptAt === null ? 0 : ctx.now() - backlog.earliestNextAttemptAt.getTime();
