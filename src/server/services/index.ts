@@ -254,7 +254,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
-    webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints }),
+    webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints, now }),
     mailer,
     storageHealth: repositories.storageHealth,
     redis,

@@ -3,13 +3,19 @@ import type { ConsoleContext } from '../consoleContext';
 import type { ConsoleRoutes } from '../consoleRoutes';
 import { accountPages } from './accountPages';
 import { appsPages } from './appsPages';
+import { authenticatorsPages } from './authenticatorsPages';
+import { healthPage } from './healthPage';
 import { operatorsPages } from './operatorsPages';
 import { playgroundPages } from './playgroundPages';
+import { webhooksPages } from './webhooksPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
 export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router: Router): void {
   appsPages(ctx, routes);
   operatorsPages(ctx, routes);
   accountPages(ctx, routes);
+  webhooksPages(ctx, routes);
+  authenticatorsPages(ctx, routes);
+  healthPage(ctx, routes);
   playgroundPages(ctx, routes);
 }

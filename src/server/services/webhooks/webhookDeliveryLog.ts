@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { ciObject, queryInt } from '../../core/validation';
 import { MAX_PENDING_FOR_REQUESTED_SENDS } from '../../core/webhookEventTypes';
-import type { RequestedSend, WebhookDeliveryRepository, WebhookEndpointRepository } from '../../store/repositories';
+import type { RequestedSend, WebhookBacklog, WebhookDeliveryRepository, WebhookEndpointRepository } from '../../store/repositories';
 
 const MAX_PAGE = 100;
 /** The ids the service makes; any other text (a path id) names nothing, without asking the database. */
@@ -25,7 +25,11 @@ export const redeliverSchema = ciObject({ deliveryId: id('delivery') });
 export interface WebhookDeliveryLogDeps {
   deliveries: WebhookDeliveryRepository;
   endpoints: WebhookEndpointRepository;
+  now?: () => number;
 }
+
+/** How far the backlog's counts go: past this the health page says "more than". */
+export const BACKLOG_COUNT_CAP = 1000;
 
 /**
  * What happened to an endpoint's webhooks, for its app and the operator: each delivery with its
@@ -37,10 +41,21 @@ export interface WebhookDeliveryLogDeps {
 export class WebhookDeliveryLog {
   private readonly deliveries: WebhookDeliveryRepository;
   private readonly endpoints: WebhookEndpointRepository;
+  private readonly now: () => number;
 
   constructor(deps: WebhookDeliveryLogDeps) {
     this.deliveries = deps.deliveries;
     this.endpoints = deps.endpoints;
+    this.now = deps.now ?? Date.now;
+  }
+
+  /**
+   * The backlog of every app's deliveries, for the operator: pending and due, each counted only up
+   * to `BACKLOG_COUNT_CAP` (a bigger count reads as `BACKLOG_COUNT_CAP + 1`), and the earliest next
+   * attempt: one bounded read of one index, whatever the number of deliveries.
+   */
+  backlog(): Promise<WebhookBacklog & { cap: number }> {
+    return this.deliveries.backlog(BACKLOG_COUNT_CAP, new Date(this.now())).then((counts) => ({ ...counts, cap: BACKLOG_COUNT_CAP }));
   }
 
   /** The endpoint's latest deliveries, newest first, each with its attempts, oldest first. */
