@@ -68,9 +68,9 @@ export class UserService {
     return this.users.count(appId);
   }
 
-  /** Removes every credential and alias of the user, atomically. */
-  async delete(appId: string, userId: string): Promise<void> {
+  /** Removes every credential and alias of the user, atomically. `by`: who, for the event log (default: the reference's `System`). */
+  async delete(appId: string, userId: string, by?: string): Promise<void> {
     await this.users.delete(appId, userId, { type: 'user.deleted', data: { userId } });
-    this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
+    this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: by ?? SYSTEM });
   }
 }
