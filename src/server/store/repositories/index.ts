@@ -23,7 +23,7 @@ import { WebhookOutboxQuota } from './webhookOutboxQuota';
 export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
 export type { CredentialDescriptor, CredentialUse, HotCredential, StoredCredential } from '../sql/queries';
 export type { NewAlias, UserSummary, UsersPage } from '../sql/queries';
-export type { EventKey, NewEvent, StoredEvent } from '../sql/queries';
+export type { EventKey, EventsFilter, NewEvent, StoredEvent } from '../sql/queries';
 export type { ClaimedDelivery, WebhookAttemptRow, WebhookClaim } from './webhookDeliveries';
 export type { StorageHealth } from '../storageHealth';
 export type { AliasRepository, StoredAlias } from './aliases';
