@@ -4,7 +4,7 @@ import { addAuthenticatorsSchema, removeAuthenticatorsSchema } from '../../servi
 import type { ConsoleContext } from '../consoleContext';
 import { form, nextPageLink, when } from '../consoleForms';
 import { setNotice } from '../consoleNotice';
-import { backPath, type ConsoleRoutes } from '../consoleRoutes';
+import { backPath, by, type ConsoleRoutes } from '../consoleRoutes';
 import { html, type Html } from '../html';
 import { layout } from '../layout';
 import { appOf } from './appOf';
@@ -98,7 +98,7 @@ ${nextPageLink(path, page.next, { status })}`
   routes.action(`${base}/apps/:appId/authenticators/add`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const input = parseForm(addAuthenticatorsSchema, { aaGuids: [req.body.aaGuid], isAllowed: req.body.isAllowed });
-    await services.authenticators.add(appId, input);
+    await services.authenticators.add(appId, input, by(operator));
     const list = input.isAllowed ? 'allow list' : 'block list';
     routes.record(operator, appId, `The authenticator ${input.aaGuids.join(', ')} was put on the ${list}.`);
     setNotice(req, { kind: 'ok', text: `Put on the ${list}.` });
@@ -108,7 +108,7 @@ ${nextPageLink(path, page.next, { status })}`
   routes.action(`${base}/apps/:appId/authenticators/remove`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const input = parseForm(removeAuthenticatorsSchema, { aaGuids: [req.body.aaGuid] });
-    await services.authenticators.remove(appId, input);
+    await services.authenticators.remove(appId, input, by(operator));
     routes.record(operator, appId, `The authenticator ${input.aaGuids.join(', ')} was taken off its list.`);
     setNotice(req, { kind: 'ok', text: 'Taken off its list.' });
     res.redirect(303, backPath(ctx, req));

@@ -6,7 +6,7 @@ import { SUBSCRIBABLE_EVENT_TYPES, createWebhookSchema, updateWebhookSchema, web
 import type { ConsoleContext } from '../consoleContext';
 import { form, when } from '../consoleForms';
 import { setNotice } from '../consoleNotice';
-import { backPath, type ConsoleRoutes } from '../consoleRoutes';
+import { backPath, by, type ConsoleRoutes } from '../consoleRoutes';
 import type { Operator } from '../operatorStore';
 import { html, type Html } from '../html';
 import { layout } from '../layout';
@@ -138,7 +138,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
       description: description === '' ? undefined : description,
       enabled: req.body.enabled === 'on',
     });
-    const created = await services.webhooks.create(appId, input);
+    const created = await services.webhooks.create(appId, input, by(operator));
     // The id, not the URL: a URL may carry a credential of the receiver's.
     routes.record(operator, appId, `The webhook endpoint ${created.id} was added.`);
     res.type('html').send(secretOnce(req, operator, appId, 'Endpoint added', html`The endpoint <code>${created.url}</code> was added (${created.id}).`, created.secret));
@@ -148,7 +148,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
     const { appId } = await appOf(ctx, req);
     const { id, enabled } = parseForm(updateWebhookSchema, { id: req.body.id, enabled: req.body.enabled });
     if (enabled === undefined) throw new ApiError('validation_failed', { detail: 'enabled is required.' });
-    const updated = await services.webhooks.update(appId, id, { enabled });
+    const updated = await services.webhooks.update(appId, id, { enabled }, by(operator));
     const state = updated.enabled ? 'enabled' : 'disabled';
     routes.record(operator, appId, `The webhook endpoint ${id} was ${state}.`);
     setNotice(req, { kind: 'ok', text: `The endpoint was ${state}.` });
@@ -158,7 +158,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
   routes.action(`${base}/apps/:appId/webhooks/delete`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { id } = parseForm(webhookIdSchema, { id: req.body.id });
-    await services.webhooks.delete(appId, id);
+    await services.webhooks.delete(appId, id, by(operator));
     routes.record(operator, appId, `The webhook endpoint ${id} was deleted.`);
     setNotice(req, { kind: 'ok', text: 'The endpoint and its delivery log were deleted.' });
     res.redirect(303, pathOf(appId));
@@ -167,7 +167,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
   routes.action(`${base}/apps/:appId/webhooks/rotate-secret`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { id } = parseForm(webhookIdSchema, { id: req.body.id });
-    const rotated = await services.webhooks.rotateSecret(appId, id);
+    const rotated = await services.webhooks.rotateSecret(appId, id, by(operator));
     routes.record(operator, appId, `The signing secret of the webhook endpoint ${id} was rotated.`);
     const lead = html`The endpoint ${id} has a new signing secret. Until ${when(rotated.previousSecretExpiresAt)} every webhook also carries the previous secret's signature, so the receiver can switch without missing one.`;
     res.type('html').send(secretOnce(req, operator, appId, 'Secret rotated', lead, rotated.secret));
@@ -176,7 +176,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
   routes.action(`${base}/apps/:appId/webhooks/test`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { id } = parseForm(webhookIdSchema, { id: req.body.id });
-    const sent = await services.webhookDeliveries.sendTest(appId, id);
+    const sent = await services.webhookDeliveries.sendTest(appId, id, by(operator));
     routes.record(operator, appId, `A test event was sent to the webhook endpoint ${id} (${sent.id}).`);
     setNotice(req, { kind: 'ok', text: `A webhook.test event was queued (${sent.id}); its delivery shows in the log below.` });
     res.redirect(303, backPath(ctx, req));
@@ -185,7 +185,7 @@ ${deliveryTable(req, `${path}/redeliver`, deliveries)}
   routes.action(`${base}/apps/:appId/webhooks/redeliver`, {}, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { deliveryId } = parseForm(redeliverSchema, { deliveryId: req.body.deliveryId });
-    const sent = await services.webhookDeliveries.redeliver(appId, deliveryId);
+    const sent = await services.webhookDeliveries.redeliver(appId, deliveryId, by(operator));
     routes.record(operator, appId, `The webhook delivery ${deliveryId} was replayed (${sent.id}).`);
     setNotice(req, { kind: 'ok', text: `The delivery was queued again (${sent.id}, with the same webhook-id ${sent.webhookId}).` });
     res.redirect(303, backPath(ctx, req));
