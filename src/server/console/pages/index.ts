@@ -5,6 +5,7 @@ import { accountPages } from './accountPages';
 import { appSettingsPages } from './appSettingsPages';
 import { appsPages } from './appsPages';
 import { operatorsPages } from './operatorsPages';
+import { playgroundPages } from './playgroundPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
 export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router: Router): void {
@@ -12,4 +13,5 @@ export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router
   appSettingsPages(ctx, routes);
   operatorsPages(ctx, routes);
   accountPages(ctx, routes);
+  playgroundPages(ctx, routes);
 }
