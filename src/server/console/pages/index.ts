@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { ConsoleContext } from '../consoleContext';
 import type { ConsoleRoutes } from '../consoleRoutes';
 import { accountPages } from './accountPages';
+import { appSettingsPages } from './appSettingsPages';
 import { appsPages } from './appsPages';
 import { authenticatorsPages } from './authenticatorsPages';
 import { healthPage } from './healthPage';
@@ -12,6 +13,7 @@ import { webhooksPages } from './webhooksPages';
 /** Every page of a signed-in operator; each module adds its own routes. */
 export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router: Router): void {
   appsPages(ctx, routes);
+  appSettingsPages(ctx, routes);
   operatorsPages(ctx, routes);
   accountPages(ctx, routes);
   webhooksPages(ctx, routes);
