@@ -32,6 +32,8 @@ const LAYERS: Record<string, { imports: string[]; types?: string[] }> = {
   'server/http': { imports: ['server/core', 'server/redis', 'shared'], types: ['server/services'] },
   'server/routes': { imports: ['server/http', 'server/services', 'server/core', 'shared'], types: ['server/metrics'] },
   'server/openapi': { imports: ['server/routes', 'server/http/routing', 'server/core', 'shared'], types: ['server/services'] },
+  // The console's charts: pure functions from figures to SVG markup, whatever page calls them.
+  'server/console/charts': { imports: ['server/core', 'shared'] },
   // The composition roots: they start, wire and stop everything, so they may import anything.
   server: { imports: ['*'] },
   '.': { imports: ['*'] },
