@@ -7,12 +7,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import pino from 'pino';
 import supertest from 'supertest';
 import { createApp } from '../../src/server/app';
 import { loadConfig } from '../../src/server/core/config';
 import { createLogger } from '../../src/server/core/logger';
 import { DAY_MS, utcDateOf, utcDayOf } from '../../src/server/core/utcDay';
 import { createServices, type Services } from '../../src/server/services';
+import { SignInTally } from '../../src/server/services/reporting/signInTally';
 import { openStore, sqliteFilename } from '../../src/server/store';
 import { openSqliteConnection } from '../../src/server/store/sqlite';
 import { registerPasskey, signIn, verifyToken, type ServiceHttp } from '../support/ceremonies';
@@ -196,6 +198,30 @@ describe.each(providers())('sign-ins by method on %s', (provider) => {
     expect(await rowsOf(app)).toHaveLength(1);
     await replicas[1].services.store.db.app.delete({ where: { id: app.appId } });
     expect(await rowsOf(app)).toEqual([]);
+  });
+
+  it('holds at most its number of (app, day) pairs between flushes, and logs how many sign-ins it could not count', async () => {
+    const apps = [await newApp('one'), await newApp('two'), await newApp('three')];
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    const { store } = replicas[0].services;
+    const tally = new SignInTally({ reports: store.repositories({ now: () => now, outboxQuota: 100, logger }).reports, logger, now: () => now, maxPairs: 2 });
+    at(7, 8);
+    for (const app of apps) for (let i = 0; i < 2; i++) tally.count(app.appId, 'passkey_signin');
+    // A pair it holds still counts.
+    tally.count(apps[0].appId, 'magic_link');
+    await tally.flush();
+    const rows = await Promise.all(apps.map(rowsOf));
+    expect(rows).toEqual([
+      [{ tenant: apps[0].appId, day: date(7), passkey: 2, magicLink: 1, generatedToken: 0 }],
+      [{ tenant: apps[1].appId, day: date(7), passkey: 2, magicLink: 0, generatedToken: 0 }],
+      [],
+    ]);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ dropped: 2, msg: 'sign-in tally full: sign-ins not counted' })]);
+    // A flush makes room again.
+    tally.count(apps[2].appId, 'generated_signin');
+    await tally.flush();
+    expect(await rowsOf(apps[2])).toEqual([{ tenant: apps[2].appId, day: date(7), passkey: 0, magicLink: 0, generatedToken: 1 }]);
   });
 
   /** Makes the database refuse every write to SignInCount (a trigger on SQLite, a constraint on PostgreSQL), or accept them again. */

@@ -65,7 +65,8 @@ export class SignInTally {
 
   /** Writes what was counted since the last flush; flushes run one after another. Never rejects: a failed write keeps its counts for the next. */
   flush(): Promise<void> {
-    this.writing = this.writing.then(() => this.write());
+    // write() handles the store's failures itself; the catch only keeps one surprise from failing every later flush.
+    this.writing = this.writing.then(() => this.write()).catch((error: unknown) => this.logger.warn({ err: { name: (error as Error).name } }, 'sign-in count write failed'));
     return this.writing;
   }
 
