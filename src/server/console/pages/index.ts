@@ -8,6 +8,7 @@ import { authenticatorsPages } from './authenticatorsPages';
 import { healthPage } from './healthPage';
 import { operatorsPages } from './operatorsPages';
 import { playgroundPages } from './playgroundPages';
+import { reportingPages } from './reportingPages';
 import { webhooksPages } from './webhooksPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
@@ -20,4 +21,5 @@ export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router
   authenticatorsPages(ctx, routes);
   healthPage(ctx, routes);
   playgroundPages(ctx, routes);
+  reportingPages(ctx, routes);
 }
