@@ -1,0 +1,63 @@
+import type { Services } from '../../services';
+import { EVENT_TYPES, type EventType } from '../../services/events/eventTypes';
+import { CONSOLE_APP_ID } from '../consoleAppId';
+import type { ConsoleContext } from '../consoleContext';
+import { nextPageLink, when } from '../consoleForms';
+import type { ConsoleRoutes } from '../consoleRoutes';
+import { html } from '../html';
+import { layout } from '../layout';
+import { appOf } from './appOf';
+import { eventLogFilterOf, type EventLogFilter } from './eventLogFilter';
+
+const PAGE_SIZE = 50;
+const TYPES = (Object.keys(EVENT_TYPES) as EventType[]).sort();
+
+/**
+ * One page of the app's events that pass the filter, newest first, and the cursor of the next.
+ * Until EventLog.filteredPage lands (branch actor): a page of the log, narrowed to the filter.
+ */
+async function filteredEvents(services: Services, appId: string, filter: EventLogFilter) {
+  const page = await services.events.page(appId, { after: filter.after, numberOfResults: PAGE_SIZE });
+  const at = (event: { performedAt: string }) => Date.parse(event.performedAt);
+  const events = page.events.filter((e) => (filter.type === undefined || e.eventType === filter.type) && (filter.from === undefined || at(e) >= filter.from) && (filter.to === undefined || at(e) < filter.to));
+  const pastFrom = filter.from !== undefined && page.events.some((e) => at(e) < filter.from!);
+  return { events, next: pastFrom ? null : page.next };
+}
+
+/**
+ * An app's event log, newest first, paged by key, filtered by type and by a window of UTC days.
+ * The console's own app is allowed here: its log is the operators' audit trail.
+ */
+export function eventsPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
+  const { base, services } = ctx;
+
+  routes.page(`${base}/apps/:appId/events`, async (req, res, operator) => {
+    const { appId, features } = await appOf(ctx, req, { allowConsoleApp: true });
+    const own = appId === CONSOLE_APP_ID;
+    const path = `${base}/apps/${encodeURIComponent(appId)}/events`;
+    const title = own ? 'Operators’ audit trail' : 'Event log';
+    // The console's app has no other pages: no app navigation for it.
+    const shell = { title, operator, appId: own ? undefined : appId };
+    if (!features.eventLoggingIsEnabled) {
+      const body = html`<p class="notice error" data-logging-off>Event logging is off for ${appId}: nothing it does is recorded, and there is no log to show.</p>
+<p>Turn it on in <a href="${base}/apps/${encodeURIComponent(appId)}">the app’s settings</a> (Features); events are recorded from then on.</p>`;
+      res.type('html').send(layout(ctx, req, { ...shell, body }));
+      return;
+    }
+    const filter = eventLogFilterOf(req.query);
+    const page = await filteredEvents(services, appId, filter);
+    const rows = page.events.map(
+      (e) => html`<tr data-event="${e.eventType}"><td>${when(e.performedAt)}</td><td>${e.eventType}</td><td>${e.severity}</td><td data-performed-by>${e.performedBy}</td><td>${e.subject}</td><td>${e.message}</td><td>${e.apiKeyId}</td></tr>`,
+    );
+    const body = html`<form method="get" action="${path}" class="filters">
+<label>Type <select name="type"><option value="">Every type</option>${TYPES.map((type) => html`<option value="${type}"${type === filter.type && html` selected`}>${type}</option>`)}</select></label>
+<label>From <input type="date" name="from" value="${filter.keep.from ?? ''}"></label>
+<label>To <input type="date" name="to" value="${filter.keep.to ?? ''}"></label>
+<button type="submit">Filter</button>${(filter.keep.type || filter.keep.from || filter.keep.to) && html` <a href="${path}">Clear</a>`}</form>
+<p class="hint">Newest first; days are UTC, both included. Events are kept ${features.eventLoggingRetentionPeriod} days.${own ? ' Every console action is here, with the operator who did it.' : ''}</p>
+<table data-events><thead><tr><th>When</th><th>Type</th><th>Severity</th><th>By</th><th>Subject</th><th>Message</th><th>Key</th></tr></thead><tbody>${rows}</tbody></table>
+${page.events.length === 0 && html`<p>No events${filter.keep.type || filter.keep.from || filter.keep.to ? ' match the filter' : ''} here.</p>`}
+${nextPageLink(path, page.next, filter.keep)}`;
+    res.type('html').send(layout(ctx, req, { ...shell, body }));
+  });
+}
