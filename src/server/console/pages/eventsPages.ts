@@ -2,7 +2,7 @@ import type { Services } from '../../services';
 import { EVENT_TYPES, type EventType } from '../../services/events/eventTypes';
 import { CONSOLE_APP_ID } from '../consoleAppId';
 import type { ConsoleContext } from '../consoleContext';
-import { nextPageLink, when } from '../consoleForms';
+import { nextPageLink } from '../consoleForms';
 import type { ConsoleRoutes } from '../consoleRoutes';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -47,14 +47,14 @@ export function eventsPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
     const filter = eventLogFilterOf(req.query);
     const page = await filteredEvents(services, appId, filter);
     const rows = page.events.map(
-      (e) => html`<tr data-event="${e.eventType}"><td>${when(e.performedAt)}</td><td>${e.eventType}</td><td>${e.severity}</td><td data-performed-by>${e.performedBy}</td><td>${e.subject}</td><td>${e.message}</td><td>${e.apiKeyId}</td></tr>`,
+      (e) => html`<tr data-event="${e.eventType}"><td class="when">${e.performedAt.slice(0, 19).replace('T', ' ')}</td><td>${e.eventType}</td><td>${e.severity}</td><td data-performed-by>${e.performedBy}</td><td>${e.subject}</td><td class="message">${e.message}</td><td>${e.apiKeyId}</td></tr>`,
     );
     const body = html`<form method="get" action="${path}" class="filters">
 <label>Type <select name="type"><option value="">Every type</option>${TYPES.map((type) => html`<option value="${type}"${type === filter.type && html` selected`}>${type}</option>`)}</select></label>
 <label>From <input type="date" name="from" value="${filter.keep.from ?? ''}"></label>
 <label>To <input type="date" name="to" value="${filter.keep.to ?? ''}"></label>
 <button type="submit">Filter</button>${(filter.keep.type || filter.keep.from || filter.keep.to) && html` <a href="${path}">Clear</a>`}</form>
-<p class="hint">Newest first; days are UTC, both included. Events are kept ${features.eventLoggingRetentionPeriod} days.${own ? ' Every console action is here, with the operator who did it.' : ''}</p>
+<p class="hint">Newest first, in UTC; the days of the filter are UTC days, both included. Events are kept ${features.eventLoggingRetentionPeriod} days.${own ? ' Every console action is here, with the operator who did it.' : ''}</p>
 <table data-events><thead><tr><th>When</th><th>Type</th><th>Severity</th><th>By</th><th>Subject</th><th>Message</th><th>Key</th></tr></thead><tbody>${rows}</tbody></table>
 ${page.events.length === 0 && html`<p>No events${filter.keep.type || filter.keep.from || filter.keep.to ? ' match the filter' : ''} here.</p>`}
 ${nextPageLink(path, page.next, filter.keep)}`;

@@ -59,7 +59,7 @@ export function usersPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
     const { q, after } = parseForm(usersQuerySchema, req.query);
     const [page, count] = await Promise.all([q === '' ? services.users.page(appId, after, PAGE_SIZE) : usersWithPrefix(services, appId, q, after), services.users.count(appId)]);
     const rows = page.values.map(
-      (user) => html`<tr data-user="${user.userId}"><td><a href="${userPath(appId, user.userId)}">${user.userId}</a></td><td>${aliasesOf(user)}</td><td class="num">${user.credentialsCount}</td><td>${when(user.lastUsedAt)}</td>
+      (user) => html`<tr data-user="${user.userId}"><td><a href="${userPath(appId, user.userId)}">${user.userId}</a></td><td>${aliasesOf(user)}</td><td class="num">${user.credentialsCount}</td><td class="when">${when(user.lastUsedAt)}</td>
 <td>${form(req, `${appPath(appId)}/users/revoke`, html`<input type="hidden" name="userId" value="${user.userId}"><button type="submit" class="danger">Revoke</button>`, { stepUp: true, confirm: `Revoke ${user.userId}? Every passkey and alias of this user is deleted: they sign in again only by registering anew.` })}</td></tr>`,
     );
     const body = html`<form method="get" action="${appPath(appId)}/users" class="filters"><label>userId starts with <input name="q" value="${q}" maxlength="64" autocomplete="off"></label> <button type="submit">Search</button>${q !== '' && html` <a href="${appPath(appId)}/users">Every user</a>`}</form>
@@ -77,7 +77,7 @@ ${nextPageLink(`${appPath(appId)}/users`, page.next, { q })}`;
     const credentials = await services.credentials.list(appId, id);
     const rows = credentials.map(
       (c) => html`<tr data-credential="${c.descriptor.id}"><td>${c.authenticatorName ?? html`<span class="hint">unknown</span>`}</td><td>${c.device || '—'}</td><td>${c.nickname || '—'}</td>
-<td>${c.backupState ? 'synced' : c.isBackupEligible ? 'can sync, not yet' : 'this device only'}</td><td>${when(c.createdAt)}</td><td>${when(c.lastUsedAt)}</td><td class="num">${c.signatureCounter}</td>
+<td>${c.backupState ? 'synced' : c.isBackupEligible ? 'can sync, not yet' : 'this device only'}</td><td class="when">${when(c.createdAt)}</td><td class="when">${when(c.lastUsedAt)}</td><td class="num">${c.signatureCounter}</td>
 <td><code class="id">${c.descriptor.id}</code></td>
 <td>${form(req, `${appPath(appId)}/credentials/delete`, html`<input type="hidden" name="userId" value="${id}"><input type="hidden" name="credentialId" value="${c.descriptor.id}"><button type="submit" class="danger">Delete</button>`, { stepUp: true, confirm: `Delete this passkey of ${id}? It no longer signs in.` })}</td></tr>`,
     );
