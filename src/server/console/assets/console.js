@@ -122,9 +122,13 @@ const pages = {
     }
     root.querySelector('[data-recover-form]').addEventListener('submit', async (event) => {
       event.preventDefault();
-      await p.recover(event.target.email.value.trim());
       status.hidden = false;
-      status.textContent = 'If the address is an operator\'s, a link is on its way.';
+      try {
+        await p.recover(event.target.email.value.trim());
+        status.textContent = 'If the address is an operator\'s, a link is on its way.';
+      } catch (error) {
+        status.textContent = (error.problem && `${error.problem.title}${error.problem.detail ? ` ${error.problem.detail}` : ''}`) || 'The request failed.';
+      }
     });
   },
 

@@ -6,6 +6,7 @@ import { appsPages } from './appsPages';
 import { eventsPages } from './eventsPages';
 import { operatorsPages } from './operatorsPages';
 import { usersPages } from './usersPages';
+import { playgroundPages } from './playgroundPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
 export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router: Router): void {
@@ -14,4 +15,5 @@ export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router
   accountPages(ctx, routes);
   usersPages(ctx, routes);
   eventsPages(ctx, routes);
+  playgroundPages(ctx, routes);
 }
