@@ -20,6 +20,7 @@ export function consoleRouteTable(): ConsoleRouteTable {
     page: (path) => void table.gets.push(path),
     json: (path) => void table.gets.push(path),
     action: (path, options) => void table.posts.push({ path, stepUp: options.stepUp === true }),
+    jsonAction: (path) => void table.posts.push({ path, stepUp: false }),
     record: () => undefined,
   };
   const ctx = { base: '/console', services: { config: { smtpUrl: undefined, console: { idleMs: 1_800_000 } } } } as unknown as ConsoleContext;
