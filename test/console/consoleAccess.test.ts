@@ -70,3 +70,26 @@ describe('the console on a HOST that is not loopback', () => {
     }
   });
 });
+
+describe('the console, given a body it cannot read', () => {
+  let service: ServiceProcess & { database: TestDatabase };
+
+  beforeAll(async () => {
+    service = await startServiceProcess({ PUBLIC_URL: 'http://localhost:{port}', CONSOLE: 'on' });
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('answers a form that is too large, has too many fields or is not decodable with a 4xx page, never a 5xx', async () => {
+    const huge = await service.http.post('/console/sign-out').type('form').send(`_csrf=${'x'.repeat(10_000)}`);
+    expect(huge.status).toBe(413);
+    const many = await service.http.post('/console/sign-out').type('form').send(Array.from({ length: 1500 }, (_, i) => `f${i}=1`).join('&'));
+    expect(many.status).toBe(413);
+    const bad = await service.http.post('/console/invite/complete').set('Content-Type', 'application/json').send('{"token": ');
+    expect(bad.status).toBe(400);
+    const charset = await service.http.post('/console/sign-out').set('Content-Type', 'application/x-www-form-urlencoded; charset=klingon').send('a=1');
+    expect(charset.status).toBe(415);
+  });
+});

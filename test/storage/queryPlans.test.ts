@@ -68,6 +68,15 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     events: '[]',
     deliveries: '[]',
     count: 1,
+    // A search of userIds by prefix (10 000 of them start with it), and a page's users by their ids.
+    from: 'user-001',
+    below: 'user-002',
+    userIds: JSON.stringify(Array.from({ length: 1000 }, (_, i) => seededUserId(10_000 + i))),
+    // The console's filtered log: a window from T0, of a type, cut 1 000 events down.
+    sinceAt: encodeTime(T0),
+    sinceId: '',
+    types: JSON.stringify(['ApiUserDeleted']),
+    skip: 999,
   };
 }
 
@@ -200,6 +209,20 @@ describe.each(providers())('query plans of the hot path on %s', (provider) => {
         expect(sqlitePlan(database.url, statement, params).details[0]).toMatch(/^SEARCH (Alias|Credential) USING INDEX \w+_tenant_userId_idx \(tenant=\? AND userId>\? AND userId<\?\)$/);
       }
     });
+
+    it('reads a search of userIds by prefix as one range of the users’ key, and its users’ aliases and passkeys by their ids', () => {
+      expect(sqlitePlan(database.url, 'usersSearch', params).details).toEqual([expect.stringMatching(/^SEARCH User USING (COVERING )?INDEX sqlite_autoindex_User_1 \(tenant=\? AND userId>\? AND userId<\?\)$/)]);
+      expect(sqlitePlan(database.url, 'usersSearchToEnd', params).details).toEqual([expect.stringMatching(/^SEARCH User USING (COVERING )?INDEX sqlite_autoindex_User_1 \(tenant=\? AND userId>\?\)$/)]);
+      for (const statement of ['usersAliasesOf', 'usersCredentialsOf'] as const) {
+        expect(sqlitePlan(database.url, statement, params).details).toContainEqual(expect.stringMatching(/^SEARCH (Alias|Credential) USING INDEX \w+_tenant_userId_idx \(tenant=\? AND userId=\?\)$/));
+      }
+    });
+
+    it('reads a filtered page of the log as one range of its (tenant, performedAt, id) index between two keys, and cuts it by the index alone', () => {
+      const between = /^SEARCH Event USING (COVERING )?INDEX Event_tenant_performedAt_id_idx \(tenant=\? AND \(performedAt,id\)>\(\?,\?\) AND \(performedAt,id\)<\(\?,\?\)\)$/;
+      for (const statement of ['eventsBetween', 'eventsOfTypesBetween'] as const) expect(sqlitePlan(database.url, statement, params).details).toContainEqual(expect.stringMatching(between));
+      expect(sqlitePlan(database.url, 'eventsWindowEdge', params).details).toEqual([expect.stringMatching(/^SEARCH Event USING COVERING INDEX Event_tenant_performedAt_id_idx /)]);
+    });
   } else {
     const params = paramsFor((ms) => new Date(ms).toISOString(), (b) => b);
 
@@ -222,7 +245,7 @@ describe.each(providers())('query plans of the hot path on %s', (provider) => {
       ]);
       expect((await postgresPlan(database.url, 'countUsers', params)).map((n) => [n['Node Type'], n['Index Name']])).toEqual([['Index Scan', 'AppCounter_pkey']]);
       // Run, not only planned: no step of a page, its aliases and passkeys, the count or an events page reads more rows than a page holds, in an app of 20 000 users.
-      for (const statement of ['usersPage', 'usersPageAliases', 'usersPageCredentials', 'countUsers', 'eventsPage', 'eventsPageAfter', 'userCapacity', 'listCredentials'] as const) {
+      for (const statement of ['usersPage', 'usersPageAliases', 'usersPageCredentials', 'countUsers', 'eventsPage', 'eventsPageAfter', 'userCapacity', 'listCredentials', 'usersSearch', 'usersSearchToEnd', 'usersAliasesOf', 'usersCredentialsOf', 'eventsBetween', 'eventsOfTypesBetween', 'eventsWindowEdge'] as const) {
         const ran = await postgresPlan(database.url, statement, params, { analyze: true });
         const rows = Math.max(...ran.map((n) => n['Actual Rows'] ?? 0));
         expect({ statement, atMostAPage: rows <= 1000, rows }).toEqual({ statement, atMostAPage: true, rows });
@@ -232,6 +255,26 @@ describe.each(providers())('query plans of the hot path on %s', (provider) => {
         ['Limit', undefined, undefined],
         ['Index Scan', 'Backward', 'Event_tenant_performedAt_id_idx'],
       ]);
+    });
+
+    it('reads a search of userIds by prefix in byte order on its own index, and a filtered page of the log as one backward range of the log’s', async () => {
+      for (const statement of ['usersSearch', 'usersSearchToEnd'] as const) {
+        const nodes = await postgresPlan(database.url, statement, params);
+        expect({ statement, nodes: nodes.map((n) => [n['Node Type'], n['Index Name']]) }).toEqual({
+          statement,
+          nodes: [
+            ['Limit', undefined],
+            [expect.stringMatching(/^Index (Only )?Scan$/), 'User_tenant_userId_c_idx'],
+          ],
+        });
+      }
+      for (const statement of ['eventsBetween', 'eventsOfTypesBetween', 'eventsWindowEdge'] as const) {
+        const scans = (await postgresPlan(database.url, statement, params)).filter((n) => /Scan/.test(n['Node Type']) && n['Node Type'] !== 'Function Scan');
+        expect({ statement, scans: scans.map((n) => [n['Node Type'], n['Scan Direction'], n['Index Name']]) }).toEqual({
+          statement,
+          scans: [[expect.stringMatching(/^Index (Only )?Scan$/), 'Backward', 'Event_tenant_performedAt_id_idx']],
+        });
+      }
     });
   }
 });

@@ -37,6 +37,12 @@ function problemPage(ctx: ConsoleContext, req: Request, res: Response, status: n
   res.status(status).type('html').send(layout(ctx, req, { title, body: html`${detail && html`<p>${detail}</p>`}<p><a href="${ctx.base}/apps">Back to the console</a></p>` }));
 }
 
+/** The status body-parser gave an error it raised (`entity.too.large`, `parameters.too.many`, …), if it is one. */
+function bodyParserStatus(error: unknown): number | undefined {
+  const { type, status } = (error ?? {}) as { type?: unknown; status?: unknown };
+  return typeof type === 'string' && typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
 async function buildConsole(services: Services, options: ConsoleOptions): Promise<Router> {
   const { config } = services;
   const publicUrl = config.publicUrl;
@@ -129,6 +135,12 @@ async function buildConsole(services: Services, options: ConsoleOptions): Promis
     }
     if (error instanceof ApiError && error.status < 500) {
       problemPage(ctx, req, res, error.status, error.message, error.detail);
+      return;
+    }
+    // A body the parsers refused (too large, too many fields, not decodable) is the sender's mistake.
+    const parserStatus = bodyParserStatus(error);
+    if (parserStatus !== undefined) {
+      problemPage(ctx, req, res, parserStatus, parserStatus === 413 ? 'The form is too large' : 'The form could not be read');
       return;
     }
     options.logger.error({ err: error, path: req.path }, 'console request failed');

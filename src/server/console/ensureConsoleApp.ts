@@ -26,9 +26,9 @@ export async function ensureConsoleApp(services: Services, options: { origin: st
         eventLoggingIsEnabled: true,
         eventLoggingRetentionPeriod: 365,
         allowedOrigins: [options.origin],
-      });
+      }, CONSOLE_SYSTEM);
       // The keys an app is created with are random and shown once: the console uses none of them.
-      for (const key of await services.apps.listKeys(CONSOLE_APP_ID)) await services.apps.deleteKey(CONSOLE_APP_ID, key.id);
+      for (const key of await services.apps.listKeys(CONSOLE_APP_ID)) await services.apps.deleteKey(CONSOLE_APP_ID, key.id, CONSOLE_SYSTEM);
     } catch (error) {
       if (!(error instanceof ApiError && error.code === 'app_already_exists')) throw error;
     }
@@ -40,7 +40,7 @@ export async function ensureConsoleApp(services: Services, options: { origin: st
       isMagicLinksEnabled: true,
       isGenerateSignInTokenEndpointEnabled: true,
       eventLoggingIsEnabled: true,
-    });
+    }, CONSOLE_SYSTEM);
   }
   const keys = deriveConsoleKeys(CONSOLE_APP_ID, await services.tokens.decoyKeyOf(CONSOLE_APP_ID));
   await services.apps.adoptKey(CONSOLE_APP_ID, keys.apiKey, PUBLIC_SCOPES);

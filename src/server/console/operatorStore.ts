@@ -33,6 +33,6 @@ export class OperatorStore implements UserStore<Operator> {
   }
 
   async remove(id: string): Promise<void> {
-    await this.services.users.delete(CONSOLE_APP_ID, id);
+    await this.services.users.delete(CONSOLE_APP_ID, id, 'console');
   }
 }

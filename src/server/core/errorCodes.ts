@@ -91,7 +91,6 @@ export const ERROR_CODES = {
   invite_invalid: { status: 400, title: 'This invite is not valid: it expired, was used, or was not made by this console.' },
   console_form_refused: { status: 403, title: 'This form was not sent from a page of this console, or the page is too old. Reload it and try again.' },
   console_step_up_required: { status: 401, title: 'Confirm it is you with your passkey first.' },
-  console_unavailable: { status: 503, title: 'The console could not be started.' },
   // abuse
   rate_limited: { status: 429, title: 'Too many requests. Try again later.' },
   // server side

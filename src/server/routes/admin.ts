@@ -2,29 +2,14 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { mountRoute } from '../http/routing/mountRoute';
 import { routeAuthenticators } from './routeAuthenticators';
-import { ciObject } from '../core/validation';
 import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { apiKeyAnswer, appFeaturesAnswer, appSummaryAnswer, createdAppAnswer, deletionAnswer, deletionScheduleAnswer, messageAnswer } from './responseSchemas';
-import { PUBLIC_SCOPES, SECRET_SCOPES, type KeyKind, type Scope } from '../services/apps/apiKeys';
+import type { KeyKind } from '../services/apps/apiKeys';
+import { keyScopesSchema } from '../services/apps/keyScopesSchema';
 import { markDeleteSchema } from '../services/apps/appDeletion';
 import { createAppSchema, featuresPatchSchema } from '../services/apps/apps';
 import { UNKNOWN_USER } from '../services/events/eventTypes';
 import type { Services } from '../services';
-
-// The reference sends key scopes as enum integers (Register=0, Login=1 / TokenRegister=0, TokenVerify=1).
-const buildScopesSchema = (kind: KeyKind) => {
-  const names: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
-  return ciObject({
-    scopes: z
-      .array(z.union([z.number().int(), z.string()]))
-      .optional()
-      .describe(`${names.join(', ')} (or their indexes ${names.map((n, i) => `${i}=${n}`).join(', ')})`)
-      .transform((values) => (values ?? []).map((v) => (typeof v === 'number' ? (names[v] ?? String(v)) : v.toLowerCase())) as Scope[]),
-  });
-};
-// Built once, not per request.
-const SCOPES_SCHEMAS = { public: buildScopesSchema('public'), secret: buildScopesSchema('secret') };
-const scopesSchema = (kind: KeyKind) => SCOPES_SCHEMAS[kind];
 
 const appParams = z.object({ appId: z.string() });
 const appKeyParams = z.object({ appId: z.string(), keyId: z.string() });
@@ -153,7 +138,7 @@ const createKeyRoute = (kind: KeyKind) =>
     operationId: kind === 'public' ? 'adminCreatePublicKey' : 'adminCreateSecretKey',
     summary: `Create a ${kind} key with the given scopes.`,
     params: appParams,
-    body: scopesSchema(kind),
+    body: keyScopesSchema(kind),
     responses: { 200: { description: 'The new key, shown only here.', schema: z.looseObject({ apiKey: z.string() }) } },
   });
 

@@ -4,6 +4,7 @@ import { routeAuthenticators } from './routeAuthenticators';
 import { defineRoute, type RouteSpec } from '../http/routing/routeSpec';
 import { healthReportAnswer } from './responseSchemas';
 import { packageVersion } from '../core/packageVersion';
+import { withinTimeout } from '../core/withinTimeout';
 import type { Services } from '../services';
 
 /** `Degraded`: serving, with something optional missing (Redis: limits not shared); answered with 200, as ASP.NET does. */
@@ -17,18 +18,10 @@ interface CheckResult {
 /** A dependency that does not answer within this is unhealthy (a stalled connection must not hang the check). */
 const CHECK_TIMEOUT_MS = 5000;
 
-function withinTimeout<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('no answer in time'), { name: 'Timeout' })), CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 async function timed(check: () => Promise<Record<string, unknown>>, failed: Status = 'Unhealthy'): Promise<CheckResult> {
   const started = performance.now();
   try {
-    const data = await withinTimeout(check());
+    const data = await withinTimeout(check(), CHECK_TIMEOUT_MS);
     return { status: 'Healthy', elapsedMilliseconds: performance.now() - started, data };
   } catch (error) {
     // A name or code only: messages can carry connection details.

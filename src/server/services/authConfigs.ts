@@ -199,7 +199,9 @@ export class AuthConfigService {
     ];
   }
 
-  async add(appId: string, input: z.output<typeof addAuthConfigSchema>): Promise<void> {
+  /** `by`, when given, is who added it (created by, and the event's performer) in place of the input's `performedBy`. */
+  async add(appId: string, input: z.output<typeof addAuthConfigSchema>, by?: string): Promise<void> {
+    const performedBy = by ?? input.performedBy;
     const exists = () => new ApiError('auth_config_already_exists', { title: `The configuration ${input.purpose} already exists.` });
     if (isPreset(input.purpose)) throw exists();
     const created = await this.configs.create(appId, {
@@ -207,20 +209,22 @@ export class AuthConfigService {
       timeToLiveSeconds: input.timeToLive,
       userVerificationRequirement: input.userVerificationRequirement ?? 'preferred',
       extensions: JSON.stringify(input.extensions ?? {}),
-      createdBy: input.performedBy,
+      createdBy: performedBy,
       createdOn: new Date(this.now()),
     });
     if (!created) throw exists();
-    this.changed(appId, 'ApiAuthenticationConfigurationCreated', input.purpose, input.performedBy, 'created');
+    this.changed(appId, 'ApiAuthenticationConfigurationCreated', input.purpose, performedBy, 'created');
   }
 
-  async edit(appId: string, input: z.output<typeof editAuthConfigSchema>): Promise<void> {
+  /** `by`, when given, is who edited it (edited by, and the event's performer) in place of the input's `performedBy`. */
+  async edit(appId: string, input: z.output<typeof editAuthConfigSchema>, by?: string): Promise<void> {
+    const performedBy = by ?? input.performedBy;
     const now = new Date(this.now());
     const changes = {
       ...(input.timeToLive !== undefined ? { timeToLiveSeconds: input.timeToLive } : {}),
       ...(input.userVerificationRequirement !== undefined ? { userVerificationRequirement: input.userVerificationRequirement } : {}),
       ...(input.extensions !== undefined ? { extensions: JSON.stringify(input.extensions) } : {}),
-      editedBy: input.performedBy,
+      editedBy: performedBy,
       editedOn: now,
     };
     if (!(await this.configs.update(appId, input.purpose, changes))) {
@@ -230,13 +234,14 @@ export class AuthConfigService {
       // A built-in is saved on its first edit; a concurrent first edit or first use may have saved it already.
       await this.configs.upsert(appId, config, changes);
     }
-    this.changed(appId, 'ApiAuthenticationConfigurationUpdated', input.purpose, input.performedBy, 'edited');
+    this.changed(appId, 'ApiAuthenticationConfigurationUpdated', input.purpose, performedBy, 'edited');
   }
 
-  async remove(appId: string, input: z.output<typeof deleteAuthConfigSchema>): Promise<void> {
+  /** `by`, when given, is the event's performer in place of the input's `performedBy`. */
+  async remove(appId: string, input: z.output<typeof deleteAuthConfigSchema>, by?: string): Promise<void> {
     if (isPreset(input.purpose)) throw new ApiError('auth_config_not_deletable', { title: `The ${input.purpose} configuration cannot be deleted.` });
     if (!(await this.configs.delete(appId, input.purpose))) throw notFound(input.purpose);
-    this.changed(appId, 'ApiAuthenticationConfigurationDeleted', input.purpose, input.performedBy, 'deleted');
+    this.changed(appId, 'ApiAuthenticationConfigurationDeleted', input.purpose, by ?? input.performedBy, 'deleted');
   }
 
   private changed(

@@ -143,6 +143,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     policy: config.webhooks,
     encryption: config.tokenKeyEncryption,
     changed: caches.changed,
+    events,
     now,
     lookup: options.webhooks?.lookup,
   });
@@ -169,6 +170,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     events,
     defaults: { sdkCompatibleLists: config.sdkCompatibleLists, magicLinkMonthlyQuota: config.magicLinkMonthlyQuota },
     onAppChanged: caches.changed,
+    logger,
   });
   const challenges = new ChallengeStore({ redemptions: repositories.redemptions, now, timeoutMs: config.ceremonyTimeoutMs });
   const aliases = new AliasService({ aliases: repositories.aliases, events });
@@ -254,7 +256,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     webhooks,
     webhookOutbox,
     webhookWorker,
-    webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints }),
+    webhookDeliveries: new WebhookDeliveryLog({ deliveries: repositories.webhookDeliveries, endpoints: repositories.webhookEndpoints, events, now }),
     mailer,
     storageHealth: repositories.storageHealth,
     redis,

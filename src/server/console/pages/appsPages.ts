@@ -4,7 +4,7 @@ import { PLANS, createAppSchema } from '../../services/apps/apps';
 import { CONSOLE_APP_ID } from '../consoleAppId';
 import type { ConsoleContext } from '../consoleContext';
 import { form, nextPageLink, when } from '../consoleForms';
-import type { ConsoleRoutes } from '../consoleRoutes';
+import { by, type ConsoleRoutes } from '../consoleRoutes';
 import { html } from '../html';
 import { layout } from '../layout';
 import { parseForm } from './parseForm';
@@ -69,8 +69,8 @@ ${form(
       eventLoggingIsEnabled: checked(req.body.eventLoggingIsEnabled),
       maxUsers: maxUsers === '' ? null : Number(maxUsers),
     });
-    const created = await services.apps.create(appId, input);
-    await services.apps.setFeatures(appId, { isMagicLinksEnabled: checked(req.body.isMagicLinksEnabled), isGenerateSignInTokenEndpointEnabled: checked(req.body.isGenerateSignInTokenEndpointEnabled) });
+    const created = await services.apps.create(appId, input, by(operator));
+    await services.apps.setFeatures(appId, { isMagicLinksEnabled: checked(req.body.isMagicLinksEnabled), isGenerateSignInTokenEndpointEnabled: checked(req.body.isGenerateSignInTokenEndpointEnabled) }, by(operator));
     routes.record(operator, appId, 'The app was created.');
     const key = (label: string, value: string) => html`<tr><th>${label}</th><td><code data-secret>${value}</code> <button type="button" data-copy>Copy</button></td></tr>`;
     const body = html`<p class="notice ok">The app <strong>${appId}</strong> was created. Its keys are shown <strong>only now</strong>: store the secrets in your backend's configuration.</p>

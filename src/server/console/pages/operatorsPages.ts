@@ -51,7 +51,7 @@ ${nextPageLink(`${base}/operators`, page.next)}
     const userId = String(req.body.userId ?? '');
     if (userId === operator.id) throw new ApiError('validation_failed', { detail: 'You cannot remove yourself: another operator can.' });
     const removed = await ctx.auth.revokeUser(userId);
-    await services.users.delete(CONSOLE_APP_ID, userId);
+    await services.users.delete(CONSOLE_APP_ID, userId, by(operator));
     services.events.record(CONSOLE_APP_ID, { type: 'ConsoleOperatorRemoved', message: `An operator was removed (${removed.passkeys} passkeys deleted, ${removed.sessions} sessions ended).`, subject: userId, performedBy: by(operator) });
     setNotice(req, { kind: 'ok', text: 'The operator was removed.' });
     res.redirect(303, `${base}/operators`);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { isBareEmailAddress } from '../../core/isBareEmailAddress';
@@ -138,6 +139,8 @@ export interface AppsServiceDeps {
   defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
   /** Called after any change that must invalidate what is cached about the app (key checks, settings, token keys). */
   onAppChanged?: (appId: string) => void;
+  /** Where a deletion is recorded, the app's own log going with it. */
+  logger?: Logger;
 }
 
 export class AppsService {
@@ -146,6 +149,7 @@ export class AppsService {
   private readonly events: EventLog;
   private readonly defaults: { sdkCompatibleLists: boolean; magicLinkMonthlyQuota: number };
   private readonly onAppChanged: (appId: string) => void;
+  private readonly logger: Logger | undefined;
 
   constructor(deps: AppsServiceDeps) {
     this.apps = deps.apps;
@@ -153,6 +157,7 @@ export class AppsService {
     this.events = deps.events;
     this.defaults = deps.defaults;
     this.onAppChanged = deps.onAppChanged ?? (() => undefined);
+    this.logger = deps.logger;
   }
 
   async isAvailable(appId: string): Promise<boolean> {
@@ -160,7 +165,8 @@ export class AppsService {
     return !(await this.apps.exists(appId));
   }
 
-  async create(appId: string, input: CreateAppInput): Promise<CreatedApp> {
+  /** `by`: who created it, for the event log (default: the admin email). */
+  async create(appId: string, input: CreateAppInput, by?: string): Promise<CreatedApp> {
     assertAppId(appId);
     const taken = new Set<string>();
     const [apiKey1, apiKey2] = generateKeys(appId, 'public', 2, taken);
@@ -190,7 +196,7 @@ export class AppsService {
     if (!created) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
     // Caches here and (notified) on other replicas may hold what a previous app of this id left.
     this.onAppChanged(appId);
-    this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: input.adminEmail });
+    this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: by ?? input.adminEmail });
     return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
   }
 
@@ -252,14 +258,15 @@ export class AppsService {
     };
   }
 
-  async setFeatures(appId: string, patch: FeaturesPatch): Promise<void> {
+  /** `by`: who changed them, for the event log (default: the reference's `Unknown User`). */
+  async setFeatures(appId: string, patch: FeaturesPatch, by?: string): Promise<void> {
     await this.requireApp(appId);
     await this.events.flush(); // what happened before the change is logged (or not) under the old settings
     await this.updateApp(appId, patch);
     this.onAppChanged(appId);
     const fields = Object.keys(patch);
     if (fields.length > 0) {
-      this.events.record(appId, { type: 'ApiManagementFeaturesChanged', message: `Features changed: ${fields.join(', ')}.`, subject: appId, performedBy: UNKNOWN_USER });
+      this.events.record(appId, { type: 'ApiManagementFeaturesChanged', message: `Features changed: ${fields.join(', ')}.`, subject: appId, performedBy: by ?? UNKNOWN_USER });
     }
   }
 
@@ -307,7 +314,8 @@ export class AppsService {
     }));
   }
 
-  async createKey(appId: string, kind: KeyKind, scopes: Scope[]): Promise<string> {
+  /** `by`: who created it, for the event log (default: the reference's `Unknown User`). */
+  async createKey(appId: string, kind: KeyKind, scopes: Scope[], by?: string): Promise<string> {
     await this.requireApp(appId);
     const allowed: readonly Scope[] = kind === 'public' ? PUBLIC_SCOPES : SECRET_SCOPES;
     if (scopes.length === 0) throw new ApiError('create_api_key_scopes_required');
@@ -320,45 +328,55 @@ export class AppsService {
       const [value] = generateKeys(appId, kind, 1, await this.keys.ids(appId));
       if (await this.keys.create(appId, keyRow(kind, value, [...new Set(scopes)]))) {
         const keyId = value.slice(-4);
-        this.events.record(appId, { type: 'AdminApiKeyCreated', message: `A ${kind} key was created.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+        this.events.record(appId, { type: 'AdminApiKeyCreated', message: `A ${kind} key was created.`, subject: keyId, performedBy: by ?? UNKNOWN_USER, apiKeyId: keyId });
         return value;
       }
       if (attempt === KEY_ID_ATTEMPTS) throw new Error(`no unused key id for the app '${appId}' after ${KEY_ID_ATTEMPTS} tries`);
     }
   }
 
-  async setKeyLocked(appId: string, keyId: string, locked: boolean): Promise<void> {
+  /** `by`: who locked or unlocked it, for the event log (default: the reference's `Unknown User`). */
+  async setKeyLocked(appId: string, keyId: string, locked: boolean, by?: string): Promise<void> {
     assertKeyAddress(appId, keyId);
     if (!(await this.keys.setLocked(appId, keyId, locked, new Date()))) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
     const verb = locked ? 'Locked' : 'Unlocked';
-    this.events.record(appId, { type: `AdminApiKey${verb}`, message: `An API key was ${verb.toLowerCase()}.`, subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+    this.events.record(appId, { type: `AdminApiKey${verb}`, message: `An API key was ${verb.toLowerCase()}.`, subject: keyId, performedBy: by ?? UNKNOWN_USER, apiKeyId: keyId });
   }
 
-  async deleteKey(appId: string, keyId: string): Promise<void> {
+  /** `by`: who deleted it, for the event log (default: the reference's `Unknown User`). */
+  async deleteKey(appId: string, keyId: string, by?: string): Promise<void> {
     assertKeyAddress(appId, keyId);
     if (!(await this.keys.delete(appId, keyId))) throw new ApiError('api_key_not_found');
     this.onAppChanged(appId);
-    this.events.record(appId, { type: 'AdminApiKeyDeleted', message: 'An API key was deleted.', subject: keyId, performedBy: UNKNOWN_USER, apiKeyId: keyId });
+    this.events.record(appId, { type: 'AdminApiKeyDeleted', message: 'An API key was deleted.', subject: keyId, performedBy: by ?? UNKNOWN_USER, apiKeyId: keyId });
   }
 
-  /** A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own lock state. */
-  async setFrozen(appId: string, frozen: boolean): Promise<void> {
+  /**
+   * A frozen app's keys all authenticate as invalid until it is unfrozen; each key keeps its own
+   * lock state. `by`: who froze or unfroze it, for the event log (default: the reference's `System`).
+   */
+  async setFrozen(appId: string, frozen: boolean, by?: string): Promise<void> {
     await this.requireApp(appId);
     await this.updateApp(appId, { frozen });
     this.onAppChanged(appId);
     const verb = frozen ? 'Frozen' : 'Unfrozen';
-    this.events.record(appId, { type: `ApiManagementApp${verb}`, message: `The app's keys were ${frozen ? 'frozen' : 'unfrozen'}.`, subject: appId, performedBy: SYSTEM });
+    this.events.record(appId, { type: `ApiManagementApp${verb}`, message: `The app's keys were ${frozen ? 'frozen' : 'unfrozen'}.`, subject: appId, performedBy: by ?? SYSTEM });
   }
 
   /**
    * Removes the app and, through the foreign keys' cascades, every row it owns, in one statement;
-   * a request still writing for the app afterwards is refused by those keys.
+   * a request still writing for the app afterwards is refused by those keys. The app's event log
+   * goes with it, so the deletion is not recorded there: `by` (who deleted it) is named in the
+   * process log instead, as the deletion sweep names what it deletes.
    */
-  async delete(appId: string) {
+  async delete(appId: string, by?: string) {
     const app = await this.requireApp(appId);
+    // What the app recorded goes with it, rather than waiting in the buffer for an app re-created under its id.
+    await this.events.flush();
     if (!(await this.apps.delete(appId))) throw appNotFound(appId); // a concurrent delete won
     this.onAppChanged(appId);
+    this.logger?.info({ appId, performedBy: by ?? UNKNOWN_USER }, 'app deleted');
     return { message: `The app '${appId}' was deleted.`, isDeleted: true, deleteAt: new Date().toISOString(), adminEmails: [app.adminEmail] };
   }
 }

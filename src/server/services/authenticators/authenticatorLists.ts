@@ -79,8 +79,8 @@ export class AuthenticatorLists {
     return rows.map((row) => ({ aaGuid: row.aaGuid, createdAt: row.createdAt.toISOString() }));
   }
 
-  /** Adds the AAGUIDs to one list, moving any already on the other. All or nothing. */
-  async add(appId: string, input: z.output<typeof addAuthenticatorsSchema>): Promise<void> {
+  /** Adds the AAGUIDs to one list, moving any already on the other. All or nothing. `by`: who, for the event log (default: the reference's `Unknown User`). */
+  async add(appId: string, input: z.output<typeof addAuthenticatorsSchema>, by?: string): Promise<void> {
     await this.assertOnPlan(appId);
     const catalog = await this.metadata.catalog();
     const unknown = input.aaGuids.filter((aaGuid) => !catalog?.entryOf(aaGuid));
@@ -98,19 +98,19 @@ export class AuthenticatorLists {
         type: input.isAllowed ? 'ApiAuthenticatorsAllowlisted' : 'ApiAuthenticatorsBlacklisted',
         message: `The authenticator ${aaGuid} was put on the ${list}.`,
         subject: aaGuid,
-        performedBy: UNKNOWN_USER,
+        performedBy: by ?? UNKNOWN_USER,
       });
     }
   }
 
-  /** Takes the AAGUIDs off whichever list holds them; unknown ones change nothing. */
-  async remove(appId: string, input: z.output<typeof removeAuthenticatorsSchema>): Promise<void> {
+  /** Takes the AAGUIDs off whichever list holds them; unknown ones change nothing. `by`: who, for the event log (default: the reference's `Unknown User`). */
+  async remove(appId: string, input: z.output<typeof removeAuthenticatorsSchema>, by?: string): Promise<void> {
     await this.assertOnPlan(appId);
     const listed = await this.lists.listedAmong(appId, input.aaGuids);
     if (listed.length === 0) return;
     await this.lists.remove(appId, input.aaGuids, { type: 'authenticators.updated', data: { change: 'removed', aaGuids: listed } });
     for (const aaGuid of listed) {
-      this.events.record(appId, { type: 'ApiAuthenticatorsDelisted', message: `The authenticator ${aaGuid} was taken off its list.`, subject: aaGuid, performedBy: UNKNOWN_USER });
+      this.events.record(appId, { type: 'ApiAuthenticatorsDelisted', message: `The authenticator ${aaGuid} was taken off its list.`, subject: aaGuid, performedBy: by ?? UNKNOWN_USER });
     }
   }
 

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { timeOrderedUuid } from '../../core/timeOrderedUuid';
 import { cursorParameter, encodeCursor } from '../../core/pageCursor';
-import { ciObject, queryInt } from '../../core/validation';
-import type { EventKey, EventRepository, NewEvent } from '../../store/repositories';
+import { ciObject, queryInt, unstorable } from '../../core/validation';
+import type { EventKey, EventRepository, NewEvent, StoredEvent } from '../../store/repositories';
 import { EVENT_TYPES, type EventType } from './eventTypes';
 
 export interface AppEvent {
@@ -17,6 +17,9 @@ export interface AppEvent {
   /** The key id (last four characters) the event concerns, when one does. */
   apiKeyId?: string;
 }
+
+/** A query parameter holding the `next` of an events page (`page` or `filteredPage`): the key it carries. */
+export const eventCursorParameter = () => cursorParameter((key) => eventKeyOf(key) !== undefined);
 
 /** An event's place in the log, as a cursor carries it: `<performedAt ms>.<id>`. */
 const eventKeyText = (event: EventKey) => `${event.performedAt}.${event.id}`;
@@ -32,7 +35,7 @@ function eventKeyOf(text: string): EventKey | undefined {
 export const eventsQuerySchema = ciObject({
   pageNumber: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be at least 1').max(2_147_483_647).optional()),
   numberOfResults: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, 'must be between 1 and 1000').max(1000, 'must be between 1 and 1000').optional()),
-  after: cursorParameter((key) => eventKeyOf(key) !== undefined),
+  after: eventCursorParameter(),
 }).superRefine((query, ctx) => {
   if (query.pageNumber === undefined && query.after === undefined) ctx.addIssue({ code: 'custom', path: ['pageNumber'], message: 'is required (or after, the next of a page)' });
   if (query.pageNumber !== undefined && query.after !== undefined) ctx.addIssue({ code: 'custom', path: ['after'], message: 'cannot be combined with pageNumber' });
@@ -51,7 +54,46 @@ export interface EventLogOptions {
    */
   knownLogging?: (appId: string) => boolean | undefined;
   now?: () => number;
+  /**
+   * The most events one `filteredPage` with types reads (default 2 000; at least its `limit`): a
+   * page of a rare type stops there, short, with a `next` that continues below what it read.
+   */
+  filterScanRows?: number;
 }
+
+/** What the console's event page asks `filteredPage` for; every field but `limit` optional. */
+export interface EventFilter {
+  /** Event types to keep (`eventType` names); undefined or empty: every type. */
+  types?: string[];
+  /** From this time on (epoch ms, inclusive). */
+  from?: number;
+  /** Before this time (epoch ms, exclusive). */
+  to?: number;
+  /** The key a `next` cursor carries (`eventCursorParameter` decodes one): the page continues below that event. */
+  after?: string;
+  /** 1..1000. */
+  limit: number;
+}
+
+/** An event as the log's pages answer it. */
+function eventView(appId: string, e: StoredEvent) {
+  return {
+    id: e.id,
+    performedAt: new Date(e.performedAt).toISOString(),
+    message: e.message,
+    performedBy: e.performedBy,
+    tenantId: appId,
+    eventType: e.eventType,
+    severity: e.severity,
+    subject: e.subject,
+    apiKeyId: e.apiKeyId,
+  };
+}
+export type EventView = ReturnType<typeof eventView>;
+
+/** The latest time a filter may name (9999-12-31T23:59:59.999Z): both databases store it, and it is after every event. */
+const LATEST_TIME = 253_402_300_799_999;
+const MAX_FILTER_TYPES = 100;
 
 const DAY_MS = 86_400_000;
 /** Rows per INSERT, well inside every driver's parameter limit. */
@@ -82,6 +124,7 @@ export class EventLog {
   private readonly maxBuffered: number;
   private readonly now: () => number;
   private readonly knownLogging: (appId: string) => boolean | undefined;
+  private readonly filterScanRows: number;
 
   private readonly events: EventRepository;
   private readonly isLoggingEnabled: (appId: string) => Promise<boolean>;
@@ -95,6 +138,7 @@ export class EventLog {
     this.maxBuffered = options.maxBuffered ?? 10_000;
     this.now = options.now ?? Date.now;
     this.knownLogging = options.knownLogging ?? (() => undefined);
+    this.filterScanRows = options.filterScanRows ?? 2000;
     const interval = options.flushIntervalMs ?? 1000;
     if (interval > 0) {
       this.timer = setInterval(() => void this.flush(), interval);
@@ -177,20 +221,49 @@ export class EventLog {
     const last = events.length === numberOfResults ? events[events.length - 1] : undefined;
     return {
       tenantId: appId,
-      events: events.map((e) => ({
-        id: e.id,
-        performedAt: new Date(e.performedAt).toISOString(),
-        message: e.message,
-        performedBy: e.performedBy,
-        tenantId: appId,
-        eventType: e.eventType,
-        severity: e.severity,
-        subject: e.subject,
-        apiKeyId: e.apiKeyId,
-      })),
+      events: events.map((e) => eventView(appId, e)),
       totalEventCount: total,
       next: last ? encodeCursor(eventKeyText(last)) : null,
     };
+  }
+
+  /**
+   * The console's event page: the app's events newest first, of `types` (any when none), from
+   * `from` (inclusive) to `to` (exclusive), below the event `after` names, at most `limit`, and
+   * `next`, the cursor that continues (null when nothing is left). Anything still buffered is
+   * written first. One range of the app's (tenant, performedAt, id) index, never the whole log:
+   * with types, one call reads at most `filterScanRows` events of that range, so a page of a rare
+   * type can come back short, or empty, with a `next` that goes on below what was read. 403
+   * `event_logging_disabled` while the app does not log; 400 for a filter out of bounds.
+   */
+  async filteredPage(appId: string, filter: EventFilter): Promise<{ events: EventView[]; next: string | null }> {
+    const { types, from = 0, to = LATEST_TIME, after, limit } = filter;
+    // Text no stored key or type can hold (a NUL, an unpaired surrogate) names nothing, and PostgreSQL would refuse it.
+    const afterKey = after === undefined || unstorable(after) !== undefined ? undefined : eventKeyOf(after);
+    const timeRefusal = (ms: number) => (Number.isInteger(ms) && ms >= 0 && ms <= LATEST_TIME ? undefined : 'must be a time between 1970 and 9999 (epoch milliseconds)');
+    const refused = [
+      ['types', types === undefined || (types.length <= MAX_FILTER_TYPES && types.every((t) => typeof t === 'string' && t.length <= 100 && unstorable(t) === undefined)) ? undefined : `must be at most ${MAX_FILTER_TYPES} event type names`],
+      ['from', timeRefusal(from)],
+      ['to', timeRefusal(to)],
+      ['after', after === undefined || afterKey !== undefined ? undefined : 'must be the cursor of a previous page'],
+      ['limit', Number.isInteger(limit) && limit >= 1 && limit <= 1000 ? undefined : 'must be between 1 and 1000'],
+    ].filter((field): field is [string, string] => field[1] !== undefined);
+    if (refused.length > 0) {
+      throw new ApiError('validation_failed', { detail: `${refused[0][0]} ${refused[0][1]}.`, extras: { errors: Object.fromEntries(refused.map(([name, message]) => [name, [message]])) } });
+    }
+    if (!(await this.isLoggingEnabled(appId))) throw new ApiError('event_logging_disabled');
+    if (from >= to) return { events: [], next: null };
+    await this.flush();
+    // Below the page's last event, or below `to` (an empty id sorts before every event of that millisecond).
+    const before = afterKey !== undefined && afterKey.performedAt < to ? afterKey : { performedAt: to, id: '' };
+    const { events, next } = await this.events.filtered(appId, {
+      before,
+      since: from,
+      types: types === undefined || types.length === 0 ? undefined : [...new Set(types)],
+      limit,
+      scan: Math.max(this.filterScanRows, limit),
+    });
+    return { events: events.map((e) => eventView(appId, e)), next: next === null ? null : encodeCursor(eventKeyText(next)) };
   }
 
   /**

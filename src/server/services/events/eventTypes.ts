@@ -44,6 +44,13 @@ export const EVENT_TYPES = {
   ConsoleOperatorInvited: 'Warning',
   ConsoleOperatorRemoved: 'Alert',
   ConsoleActionPerformed: 'Informational',
+  // Ours: webhooks (the reference has none). The subject is the endpoint's id; never its URL, which may carry credentials.
+  AdminWebhookCreated: 'Informational',
+  AdminWebhookUpdated: 'Informational',
+  AdminWebhookDeleted: 'Informational',
+  AdminWebhookSecretRotated: 'Warning',
+  AdminWebhookRedelivered: 'Informational',
+  AdminWebhookTestSent: 'Informational',
 } as const satisfies Record<string, 'Informational' | 'Warning' | 'Alert' | 'Error'>;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -89,12 +89,15 @@ export class CredentialService {
     this.events.record(appId, { type: 'ApiUserUpdateCredential', message: `The passkey ${id} was renamed.`, subject: owner.userId, performedBy: SYSTEM });
   }
 
-  /** Deleting an id the app does not have changes nothing and is not an error. */
-  async delete(appId: string, credentialId: string): Promise<void> {
+  /**
+   * Deleting an id the app does not have changes nothing and is not an error. `by`: who, for the
+   * event log (default: the reference's `System`).
+   */
+  async delete(appId: string, credentialId: string, by?: string): Promise<void> {
     const id = credentialIdOf(credentialId);
     const owner = await this.credentials.find(appId, id);
     if (!owner) return;
     const deleted = await this.credentials.delete(appId, id, owner.userId, { type: 'passkey.deleted', data: { userId: owner.userId, credentialId: id } });
-    if (deleted) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: SYSTEM });
+    if (deleted) this.events.record(appId, { type: 'ApiUserDeleteCredential', message: `The passkey ${id} was deleted.`, subject: owner.userId, performedBy: by ?? SYSTEM });
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { cursorParameter, encodeCursor } from '../../core/pageCursor';
-import { ciObject, queryInt } from '../../core/validation';
+import { ApiError } from '../../core/apiError';
+import { ciObject, queryInt, unstorable } from '../../core/validation';
 import type { UserRepository, UserSummary } from '../../store/repositories';
 import { SYSTEM } from '../events/eventTypes';
 import type { EventLog } from '../events/eventLog';
@@ -8,11 +9,13 @@ import type { EventLog } from '../events/eventLog';
 /** The most users one page holds, and the size of the pages an unpaged list is streamed in. */
 export const MAX_USERS_PAGE = 1000;
 
+/** A query parameter holding the `next` of a users page (`page` or `search`): the userId it carries. */
+export const userCursorParameter = () => cursorParameter((userId) => Buffer.byteLength(userId, 'utf8') <= 64); // a userId: at most 64 bytes
+
 /** `GET /users/list?limit=&after=`: either one starts paging; neither answers every user. */
 export const usersListQuerySchema = ciObject({
   limit: queryInt(z.number({ message: 'must be a whole number' }).int().min(1, `must be between 1 and ${MAX_USERS_PAGE}`).max(MAX_USERS_PAGE, `must be between 1 and ${MAX_USERS_PAGE}`).optional()),
-  // A userId: at most 64 bytes.
-  after: cursorParameter((userId) => Buffer.byteLength(userId, 'utf8') <= 64),
+  after: userCursorParameter(),
 });
 
 /** One element of `/users/list`, as the reference answers it. */
@@ -53,6 +56,28 @@ export class UserService {
     return { values: page.users.map(userView), next: page.next === null ? null : encodeCursor(page.next) };
   }
 
+  /**
+   * One page of the users whose userId starts with `prefix` (any text: `%` and `_` are themselves),
+   * after the userId `after` (exclusive; undefined: from the first), at most `limit`, in the order of
+   * their UTF-8 bytes (on PostgreSQL too, whatever the database's collation; `page` follows the
+   * collation), and the cursor of the next page (null at the end). As with `page`, `after` is a
+   * userId, the key a `next` cursor carries (decode it with `userCursorParameter`). Each page is one
+   * range of the users' key, however many users the app has. Text no userId can hold (a NUL, an
+   * unpaired surrogate) or a limit outside 1..1000 is a 400.
+   */
+  async search(appId: string, prefix: string, after: string | undefined, limit: number = MAX_USERS_PAGE): Promise<{ values: UserView[]; next: string | null }> {
+    const refused = [
+      ['prefix', unstorable(prefix)],
+      ['after', after === undefined ? undefined : unstorable(after)],
+      ['limit', Number.isInteger(limit) && limit >= 1 && limit <= MAX_USERS_PAGE ? undefined : `must be between 1 and ${MAX_USERS_PAGE}`],
+    ].filter((field): field is [string, string] => field[1] !== undefined);
+    if (refused.length > 0) {
+      throw new ApiError('validation_failed', { detail: `${refused[0][0]} ${refused[0][1]}.`, extras: { errors: Object.fromEntries(refused.map(([name, message]) => [name, [message]])) } });
+    }
+    const page = await this.users.search(appId, prefix, after, limit);
+    return { values: page.users.map(userView), next: page.next === null ? null : encodeCursor(page.next) };
+  }
+
   /** Every user, a page at a time: the caller holds one page, never the whole list. */
   async *pages(appId: string): AsyncGenerator<UserView[]> {
     for (let after = ''; ; ) {
@@ -68,9 +93,9 @@ export class UserService {
     return this.users.count(appId);
   }
 
-  /** Removes every credential and alias of the user, atomically. */
-  async delete(appId: string, userId: string): Promise<void> {
+  /** Removes every credential and alias of the user, atomically. `by`: who, for the event log (default: the reference's `System`). */
+  async delete(appId: string, userId: string, by?: string): Promise<void> {
     await this.users.delete(appId, userId, { type: 'user.deleted', data: { userId } });
-    this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: SYSTEM });
+    this.events.record(appId, { type: 'ApiUserDeleted', message: "The user's passkeys and aliases were deleted.", subject: userId, performedBy: by ?? SYSTEM });
   }
 }

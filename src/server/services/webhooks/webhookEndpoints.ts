@@ -7,6 +7,8 @@ import { ciObject, looseBoolean } from '../../core/validation';
 import { MAX_WEBHOOK_ENDPOINTS, WEBHOOK_EVENT_TYPES } from '../../core/webhookEventTypes';
 import type { AppRepository, WebhookEndpointRepository, WebhookEndpointRow } from '../../store/repositories';
 import type { TokenKeyEncryption } from '../tokens/tokenKeyWrapping';
+import type { EventLog } from '../events/eventLog';
+import { UNKNOWN_USER } from '../events/eventTypes';
 import { newWebhookSecret } from './newWebhookSecret';
 import { resolveWebhookDestination, type AddressLookup } from './resolveWebhookDestination';
 import { sealWebhookSecret } from './webhookSecretSealing';
@@ -64,6 +66,7 @@ export interface WebhookEndpointServiceDeps {
   encryption: TokenKeyEncryption;
   /** An app's endpoints changed: its cached subscriptions go, here and on the other replicas. */
   changed: (appId: string) => void;
+  events: EventLog;
   now?: () => number;
   lookup?: AddressLookup;
 }
@@ -71,7 +74,8 @@ export interface WebhookEndpointServiceDeps {
 /**
  * An app's webhook endpoints (private API, management API, CLI): at most 10, each URL checked
  * against the destination rules when it is saved, the secret shown once (at creation and at each
- * rotation) and stored sealed. Every change drops the app's cached subscriptions everywhere.
+ * rotation) and stored sealed. Every change drops the app's cached subscriptions everywhere, and
+ * is recorded in the app's event log with `by`, who made it (default: the reference's `Unknown User`).
  */
 export class WebhookEndpointService {
   private readonly endpoints: WebhookEndpointRepository;
@@ -79,6 +83,7 @@ export class WebhookEndpointService {
   private readonly policy: WebhookDestinationPolicy;
   private readonly encryption: TokenKeyEncryption;
   private readonly changed: (appId: string) => void;
+  private readonly events: EventLog;
   private readonly now: () => number;
   private readonly lookup?: AddressLookup;
 
@@ -88,6 +93,7 @@ export class WebhookEndpointService {
     this.policy = deps.policy;
     this.encryption = deps.encryption;
     this.changed = deps.changed;
+    this.events = deps.events;
     this.now = deps.now ?? Date.now;
     this.lookup = deps.lookup;
   }
@@ -102,7 +108,7 @@ export class WebhookEndpointService {
     return rows.map((row) => webhookView(row, this.now()));
   }
 
-  async create(appId: string, input: z.output<typeof createWebhookSchema>): Promise<WebhookView & { secret: string }> {
+  async create(appId: string, input: z.output<typeof createWebhookSchema>, by?: string): Promise<WebhookView & { secret: string }> {
     await this.assertDestination(input.url);
     const id = `ep_${randomBytes(12).toString('hex')}`;
     const secret = newWebhookSecret();
@@ -123,27 +129,31 @@ export class WebhookEndpointService {
       throw new ApiError('webhook_limit_reached', { detail: `An app may have at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints; delete one first.` });
     }
     this.changed(appId);
+    this.events.record(appId, { type: 'AdminWebhookCreated', message: `The webhook endpoint ${id} was created.`, subject: id, performedBy: by ?? UNKNOWN_USER });
     return { ...webhookView(row, this.now()), secret };
   }
 
-  async update(appId: string, id: string, input: z.output<typeof adminUpdateWebhookSchema>): Promise<WebhookView> {
+  async update(appId: string, id: string, input: z.output<typeof adminUpdateWebhookSchema>, by?: string): Promise<WebhookView> {
     if (!ENDPOINT_ID.test(id)) throw notFound();
     if (input.url !== undefined) await this.assertDestination(input.url);
     const eventTypes = input.eventTypes === undefined ? undefined : JSON.stringify(input.eventTypes);
     if (!(await this.endpoints.update(appId, id, { url: input.url, eventTypes, description: input.description, enabled: input.enabled }))) throw notFound();
     this.changed(appId);
+    const fields = Object.keys(input).filter((field) => input[field as keyof typeof input] !== undefined);
+    this.events.record(appId, { type: 'AdminWebhookUpdated', message: `The webhook endpoint ${id} was changed: ${fields.join(', ') || 'nothing'}.`, subject: id, performedBy: by ?? UNKNOWN_USER });
     return webhookView((await this.endpoints.find(appId, id)) ?? throwNotFound(), this.now());
   }
 
   /** The endpoint and every delivery to it. */
-  async delete(appId: string, id: string): Promise<void> {
+  async delete(appId: string, id: string, by?: string): Promise<void> {
     if (!ENDPOINT_ID.test(id)) throw notFound();
     if (!(await this.endpoints.delete(appId, id))) throw notFound();
     this.changed(appId);
+    this.events.record(appId, { type: 'AdminWebhookDeleted', message: `The webhook endpoint ${id} was deleted.`, subject: id, performedBy: by ?? UNKNOWN_USER });
   }
 
   /** A new secret, shown once; the one before keeps signing beside it for 24 hours. */
-  async rotateSecret(appId: string, id: string): Promise<{ id: string; secret: string; previousSecretExpiresAt: string }> {
+  async rotateSecret(appId: string, id: string, by?: string): Promise<{ id: string; secret: string; previousSecretExpiresAt: string }> {
     if (!ENDPOINT_ID.test(id)) throw notFound();
     const secret = newWebhookSecret();
     const previousSecretExpiresAt = new Date(this.now() + PREVIOUS_SECRET_LIFETIME_MS);
@@ -151,6 +161,12 @@ export class WebhookEndpointService {
     const rotated = await this.endpoints.rotateSecret(appId, id, sealWebhookSecret(secret, this.encryption, appId, id), previousSecretExpiresAt);
     if (!rotated) throw notFound();
     this.changed(appId);
+    this.events.record(appId, {
+      type: 'AdminWebhookSecretRotated',
+      message: `The secret of the webhook endpoint ${id} was rotated; the one before signs beside it until ${previousSecretExpiresAt.toISOString()}.`,
+      subject: id,
+      performedBy: by ?? UNKNOWN_USER,
+    });
     return { id, secret, previousSecretExpiresAt: previousSecretExpiresAt.toISOString() };
   }
 

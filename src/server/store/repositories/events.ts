@@ -1,6 +1,6 @@
 import { isForeignKeyViolation } from '../../core/storeErrors';
 import type { Db } from '..';
-import type { EventKey, Queries, NewEvent, StoredEvent } from '../sql/queries';
+import type { EventKey, EventsFilter, Queries, NewEvent, StoredEvent } from '../sql/queries';
 
 /** What an `EventRepository` is built from. */
 export interface EventRepositoryDeps {
@@ -53,6 +53,16 @@ export class EventRepository {
    */
   pageAfter(appId: string, after: EventKey | null, limit: number): Promise<EventsPage> {
     return this.queries.eventsPage(appId, after, limit);
+  }
+
+  /**
+   * A window of the app's events by key and time, newest first, of some types or any (the
+   * console's filtered log), and the key to continue below: one range of the (tenant, performedAt,
+   * id) index on the hot path's statements. A type filter reads at most `filter.scan` events of the
+   * window, however rare the type (the index is cut there first, by the index alone).
+   */
+  filtered(appId: string, filter: EventsFilter): Promise<{ events: StoredEvent[]; next: EventKey | null }> {
+    return this.queries.eventsFiltered(appId, filter);
   }
 
   /**

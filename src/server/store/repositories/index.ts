@@ -23,7 +23,7 @@ import { WebhookOutboxQuota } from './webhookOutboxQuota';
 export type { AppChangeFeed, AppChangeHandlers } from '../appChangeFeed';
 export type { CredentialDescriptor, CredentialUse, HotCredential, StoredCredential } from '../sql/queries';
 export type { NewAlias, UserSummary, UsersPage } from '../sql/queries';
-export type { EventKey, NewEvent, StoredEvent } from '../sql/queries';
+export type { EventKey, EventsFilter, NewEvent, StoredEvent } from '../sql/queries';
 export type { ClaimedDelivery, WebhookAttemptRow, WebhookClaim } from './webhookDeliveries';
 export type { StorageHealth } from '../storageHealth';
 export type { AliasRepository, StoredAlias } from './aliases';
@@ -39,7 +39,7 @@ export type { PasskeyRegistration, RegistrationOutcome, RegistrationRepository }
 export type { DailyReportRow, ReportRepository } from './reports';
 export type { AppTokenKeyRows, StoredTokenKey, TokenKeyRepository } from './tokenKeys';
 export type { AppTotals, UserRepository } from './users';
-export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome } from './webhookDeliveries';
+export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome, WebhookBacklog } from './webhookDeliveries';
 export type { WebhookEndpointRepository, NewWebhookEndpoint, StoredWebhookEndpoint, StoredWebhookSecrets, WebhookEndpointChange, WebhookEndpointRow } from './webhookEndpoints';
 export type { NotQueuedReason, WebhookData, WebhookEvent, WebhookOutbox } from './webhookOutbox';
 export type { WebhookOutboxQuota } from './webhookOutboxQuota';

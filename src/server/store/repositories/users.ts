@@ -40,6 +40,16 @@ export class UserRepository {
     return this.queries.usersPage(appId, after, limit);
   }
 
+  /**
+   * Up to `limit` users whose userId starts with `prefix` and sorts after `after` (undefined: from
+   * the first), in the order of their UTF-8 bytes (on PostgreSQL too, whatever its collation), and
+   * the userId to continue after (null at the end): one range read of the users' key from the
+   * prefix to its upper bound, compared with >= and < (never LIKE, so `%` and `_` are plain characters).
+   */
+  search(appId: string, prefix: string, after: string | undefined, limit: number): Promise<UsersPage> {
+    return this.queries.usersSearch(appId, prefix, after, limit);
+  }
+
   /** Users with at least one passkey: kept in the app's counter row, one primary-key read (0 when the app is gone). */
   count(appId: string): Promise<number> {
     return this.queries.countUsers(appId);

@@ -70,6 +70,16 @@ export interface LoggedWebhookDelivery {
   attemptLog: { at: Date; status: number | null; error: string | null; durationMs: number }[];
 }
 
+/** The outbox's backlog as `backlog(cap)` counts it: a count above `cap` means "more than cap". */
+export interface WebhookBacklog {
+  /** Pending deliveries (queued, waiting for a retry, or being sent), up to cap + 1. */
+  pending: number;
+  /** Of those, the ones whose next attempt time has come, up to cap + 1. */
+  due: number;
+  /** The earliest next attempt of a pending delivery; null when none is pending. */
+  earliestNextAttemptAt: Date | null;
+}
+
 /** What a replay copies of the delivery it replays. */
 export interface ReplayedDelivery {
   endpointId: string;
@@ -253,6 +263,27 @@ export class WebhookDeliveryRepository {
   async sweep(before: Date): Promise<void> {
     await this.db.webhookAttempt.deleteMany({ where: { at: { lt: before } } });
     await this.db.webhookDelivery.deleteMany({ where: { state: { in: ['delivered', 'failed'] }, createdAt: { lt: before } } });
+  }
+
+  // The operator's health page.
+
+  /**
+   * The outbox's backlog over every app, bounded whatever its size: the first `cap + 1` pending
+   * deliveries in the order of the (state, nextAttemptAt) index (one range of it, read in order and
+   * cut by LIMIT, so a backlog of millions costs what `cap` rows do). From them: how many are
+   * pending and how many due (each up to `cap + 1`, which means "more than cap"), and the earliest
+   * next attempt. (Prisma's `count` with `take` orders its subquery by the primary key, which would
+   * make the database look at every pending row; this read does not.)
+   */
+  async backlog(cap: number, now: Date): Promise<WebhookBacklog> {
+    const rows = await this.db.webhookDelivery.findMany({
+      where: { state: 'pending' },
+      orderBy: { nextAttemptAt: 'asc' },
+      take: Math.max(0, Math.floor(cap)) + 1,
+      select: { nextAttemptAt: true },
+    });
+    const due = rows.findIndex((row) => row.nextAttemptAt.getTime() > now.getTime());
+    return { pending: rows.length, due: due === -1 ? rows.length : due, earliestNextAttemptAt: rows[0]?.nextAttemptAt ?? null };
   }
 
   // The delivery log's.

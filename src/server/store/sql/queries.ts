@@ -49,6 +49,12 @@ export interface Queries {
    * the key to continue after (null when this page reached the end).
    */
   usersPage(appId: string, after: string, limit: number): Promise<UsersPage>;
+  /**
+   * Up to `limit` users whose userId starts with `prefix` and sorts after `after` (undefined: from
+   * the first), in the order of their UTF-8 bytes on both databases, and the key to continue after
+   * (null when this page reached the end): one range of the users' key (userIdSearchRange).
+   */
+  usersSearch(appId: string, prefix: string, after: string | undefined, limit: number): Promise<UsersPage>;
 
   /**
    * Writes a batch of events, whatever their apps, with each app's count of them, in one
@@ -57,6 +63,13 @@ export interface Queries {
   writeEvents(events: NewEvent[]): Promise<void>;
   /** One page of the app's events, newest first, after the event `after` names (null: from the newest), and how many the app has (kept, not counted). */
   eventsPage(appId: string, after: EventKey | null, limit: number): Promise<{ events: StoredEvent[]; total: number }>;
+  /**
+   * Up to `filter.limit` of the app's events, newest first, below `filter.before` and at or after
+   * `filter.since`, of `filter.types` (undefined: any), and the key to continue below (null when
+   * the window holds no more). With types, at most `filter.scan` events of the window are read: a
+   * page short of `limit` with a key to continue means that many were read without filling it.
+   */
+  eventsFiltered(appId: string, filter: EventsFilter): Promise<{ events: StoredEvent[]; next: EventKey | null }>;
 
   /**
    * Stores a verified passkey, in one transaction with everything it changes: the user's aliases
@@ -159,6 +172,19 @@ export interface UsersPage {
 export interface EventKey {
   performedAt: number;
   id: string;
+}
+
+/** What `eventsFiltered` reads: a window of the log by key and time, and the types it keeps. */
+export interface EventsFilter {
+  /** Events below this key (a page's last event; a time with an empty id for the window's end). */
+  before: EventKey;
+  /** Events at or after this time (epoch ms). */
+  since: number;
+  /** Event types to keep (undefined: every one). */
+  types?: string[];
+  limit: number;
+  /** With types, the most events one call reads (at least `limit`). */
+  scan: number;
 }
 
 export interface StoredEvent extends EventKey {

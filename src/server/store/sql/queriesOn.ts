@@ -1,6 +1,7 @@
-import type { CredentialDescriptor, CredentialUse, HotCredential, NewRegistration, NewWebhookDelivery, Queries, StoredCredential, UserSummary } from './queries';
+import type { CredentialDescriptor, CredentialUse, EventKey, HotCredential, NewRegistration, NewWebhookDelivery, Queries, StoredCredential, StoredEvent, UserSummary } from './queries';
 import type { SqlDriver } from './driver';
 import { utcDayOf } from '../../core/utcDay';
+import { userIdSearchRange } from './userIdSearchRange';
 import type { UnitStep } from './unit';
 import { aliasReplacementSteps, credentialDeletionSteps, eventWritingSteps, registrationSteps, userDeletionSteps, USER_EXISTED, webhookDeliveryStep, webhookDeliverySteps } from './units';
 
@@ -38,6 +39,36 @@ export function queriesOn(driver: SqlDriver): Queries {
     prfSalt: (row.prfSalt as string | null) ?? null,
     prfEnabled: row.prfEnabled === null || row.prfEnabled === undefined ? null : codec.boolOf(row.prfEnabled),
     madeByUpgrade: codec.boolOf(row.madeByUpgrade),
+  });
+
+  /** A page's users, in its order, with their aliases and passkeys as read after it; a user whose rows went between the reads is not listed. */
+  const summariesOf = (ids: string[], aliases: Record<string, unknown>[], credentials: Record<string, unknown>[]): UserSummary[] => {
+    const users = new Map<string, UserSummary>(ids.map((userId) => [userId, { userId, credentialsCount: 0, aliasCount: 0, aliases: [], lastUsedAt: null }]));
+    for (const row of aliases) {
+      const user = users.get(row.userId as string);
+      if (!user) continue; // a user who arrived after the page was read
+      user.aliases.push(row.plaintext as string | null);
+      user.aliasCount += 1;
+    }
+    for (const row of credentials) {
+      const user = users.get(row.userId as string);
+      if (!user) continue;
+      user.credentialsCount = Number(row.credentialsCount);
+      user.lastUsedAt = codec.timeOf(row.lastUsedAt);
+    }
+    // Counted from the rows themselves.
+    return [...users.values()].filter((user) => user.credentialsCount > 0 || user.aliasCount > 0);
+  };
+
+  const eventOf = (row: Record<string, unknown>): StoredEvent => ({
+    id: row.id as string,
+    performedAt: codec.timeOf(row.performedAt),
+    eventType: row.eventType as string,
+    message: row.message as string,
+    severity: row.severity as string,
+    performedBy: row.performedBy as string,
+    subject: row.subject as string,
+    apiKeyId: row.apiKeyId as string,
   });
 
   const withDeliveries = (steps: UnitStep[], deliveries: NewWebhookDelivery[]): UnitStep[] => [...steps, ...webhookDeliverySteps(deliveries, codec)];
@@ -96,24 +127,18 @@ export function queriesOn(driver: SqlDriver): Queries {
       if (ids.length === 0) return { users: [], next: null };
       const range = { tenant: appId, after, last: ids[ids.length - 1] };
       const [aliases, credentials] = await Promise.all([driver.readAll('usersPageAliases', range), driver.readAll('usersPageCredentials', range)]);
-      const users = new Map<string, UserSummary>(ids.map((userId) => [userId, { userId, credentialsCount: 0, aliasCount: 0, aliases: [], lastUsedAt: null }]));
-      for (const row of aliases) {
-        const user = users.get(row.userId as string);
-        if (!user) continue; // a user who arrived after the page was read
-        user.aliases.push(row.plaintext as string | null);
-        user.aliasCount += 1;
-      }
-      for (const row of credentials) {
-        const user = users.get(row.userId as string);
-        if (!user) continue;
-        user.credentialsCount = Number(row.credentialsCount);
-        user.lastUsedAt = codec.timeOf(row.lastUsedAt);
-      }
-      // Counted from the rows themselves: a user whose rows went between the reads is not listed.
-      return {
-        users: [...users.values()].filter((user) => user.credentialsCount > 0 || user.aliasCount > 0),
-        next: ids.length === limit ? ids[ids.length - 1] : null,
-      };
+      return { users: summariesOf(ids, aliases, credentials), next: ids.length === limit ? ids[ids.length - 1] : null };
+    },
+    async usersSearch(appId, prefix, after, limit) {
+      const { from, below } = userIdSearchRange(prefix, after);
+      const ids = (await (below === undefined ? driver.readAll('usersSearchToEnd', { tenant: appId, from, limit }) : driver.readAll('usersSearch', { tenant: appId, from, below, limit }))).map(
+        (row) => row.userId as string,
+      );
+      if (ids.length === 0) return { users: [], next: null };
+      // By the page's userIds, not a range of them: the other tables' indexes sort by the database's collation.
+      const ofPage = { tenant: appId, userIds: JSON.stringify(ids) };
+      const [aliases, credentials] = await Promise.all([driver.readAll('usersAliasesOf', ofPage), driver.readAll('usersCredentialsOf', ofPage)]);
+      return { users: summariesOf(ids, aliases, credentials), next: ids.length === limit ? ids[ids.length - 1] : null };
     },
 
     async writeEvents(events) {
@@ -125,17 +150,24 @@ export function queriesOn(driver: SqlDriver): Queries {
         driver.read('eventCount', { tenant: appId }),
         after === null ? driver.readAll('eventsPage', { tenant: appId, limit }) : driver.readAll('eventsPageAfter', { tenant: appId, performedAt: codec.time(after.performedAt), id: after.id, limit }),
       ]);
-      const events = rows.map((row) => ({
-        id: row.id as string,
-        performedAt: codec.timeOf(row.performedAt),
-        eventType: row.eventType as string,
-        message: row.message as string,
-        severity: row.severity as string,
-        performedBy: row.performedBy as string,
-        subject: row.subject as string,
-        apiKeyId: row.apiKeyId as string,
-      }));
-      return { events, total: count ? Number(count.eventCount) : 0 };
+      return { events: rows.map(eventOf), total: count ? Number(count.eventCount) : 0 };
+    },
+    async eventsFiltered(appId, { before, since, types, limit, scan }) {
+      const window = { tenant: appId, performedAt: codec.time(before.performedAt), id: before.id, sinceAt: codec.time(since), sinceId: '' };
+      const lastOf = (events: StoredEvent[]): EventKey | null => (events.length === limit ? { performedAt: events[limit - 1].performedAt, id: events[limit - 1].id } : null);
+      if (types === undefined) {
+        // Every event of the range is answered: the read is the page.
+        const events = (await driver.readAll('eventsBetween', { ...window, limit })).map(eventOf);
+        return { events, next: lastOf(events) };
+      }
+      // The type is not in the index: the range is cut at the scan-th event first (the index alone),
+      // so that a rare type costs at most `scan` rows, not the rest of the log.
+      const edge = await driver.read('eventsWindowEdge', { ...window, skip: scan - 1 });
+      const bounded = edge ? { ...window, sinceAt: edge.performedAt, sinceId: edge.id } : window;
+      const events = (await driver.readAll('eventsOfTypesBetween', { ...bounded, types: JSON.stringify(types), limit })).map(eventOf);
+      const full = lastOf(events);
+      if (full) return { events, next: full };
+      return { events, next: edge ? { performedAt: codec.timeOf(edge.performedAt), id: edge.id as string } : null };
     },
 
     storeRegistration(registration: NewRegistration) {

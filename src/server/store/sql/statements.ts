@@ -88,6 +88,41 @@ export const STATEMENTS = {
       FROM "Credential" WHERE "tenant" = @tenant AND "userId" > @after AND "userId" <= @last GROUP BY "userId"`,
   },
 
+  /**
+   * A search of userIds by prefix (userIdSearchRange): one range of the users' key, [from, below),
+   * in the order of their UTF-8 bytes, whatever the database's collation. PostgreSQL compares and
+   * sorts them as "C" on the User_tenant_userId_c_idx index (its primary key sorts by the
+   * database's collation, where a prefix's strings need not be one range); SQLite's primary key
+   * already sorts by bytes.
+   */
+  usersSearch: {
+    kind: 'read',
+    sql: `SELECT "userId" FROM "User" WHERE "tenant" = @tenant AND "userId" >= @from AND "userId" < @below ORDER BY "userId" LIMIT @limit`,
+    postgres: `SELECT "userId" FROM "User" WHERE "tenant" = @tenant AND "userId" COLLATE "C" >= @from AND "userId" COLLATE "C" < @below
+      ORDER BY "userId" COLLATE "C" LIMIT @limit`,
+  },
+  /** The same to the end of the app's users: a prefix without an upper bound (userIdSearchRange). */
+  usersSearchToEnd: {
+    kind: 'read',
+    sql: `SELECT "userId" FROM "User" WHERE "tenant" = @tenant AND "userId" >= @from ORDER BY "userId" LIMIT @limit`,
+    postgres: `SELECT "userId" FROM "User" WHERE "tenant" = @tenant AND "userId" COLLATE "C" >= @from ORDER BY "userId" COLLATE "C" LIMIT @limit`,
+  },
+  /** The aliases of the users a search found (a JSON array of userIds): their (tenant, userId) index, once per user. */
+  usersAliasesOf: {
+    kind: 'read',
+    sql: `SELECT "userId", "plaintext" FROM "Alias" WHERE "tenant" = @tenant AND "userId" IN (SELECT value FROM json_each(@userIds)) ORDER BY "userId", "aliasHash"`,
+    postgres: `SELECT "userId", "plaintext" FROM "Alias" WHERE "tenant" = @tenant AND "userId" = ANY (ARRAY(SELECT json_array_elements_text(CAST(@userIds AS json))))
+      ORDER BY "userId", "aliasHash"`,
+  },
+  /** Their passkeys' count and last use. */
+  usersCredentialsOf: {
+    kind: 'read',
+    sql: `SELECT "userId", COUNT(*) AS "credentialsCount", MAX("lastUsedAt") AS "lastUsedAt"
+      FROM "Credential" WHERE "tenant" = @tenant AND "userId" IN (SELECT value FROM json_each(@userIds)) GROUP BY "userId"`,
+    postgres: `SELECT "userId", COUNT(*) AS "credentialsCount", MAX("lastUsedAt") AS "lastUsedAt"
+      FROM "Credential" WHERE "tenant" = @tenant AND "userId" = ANY (ARRAY(SELECT json_array_elements_text(CAST(@userIds AS json)))) GROUP BY "userId"`,
+  },
+
   // --- /events: the app's log, newest first, by key -------------------------------------------
   eventCount: {
     kind: 'read',
@@ -103,6 +138,40 @@ export const STATEMENTS = {
     kind: 'read',
     sql: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
       FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+  },
+
+  /**
+   * The console's filtered log: events between two keys, newest first: below (@performedAt, @id)
+   * (a page's last event, or the end of a time window with an empty id) and from (@sinceAt,
+   * @sinceId) on (the start of the window with an empty id, or the last row a type filter may read).
+   * One range of the (tenant, performedAt, id) index.
+   */
+  eventsBetween: {
+    kind: 'read',
+    sql: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) AND ("performedAt", "id") >= (@sinceAt, @sinceId)
+      ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+  },
+  /**
+   * The same, of some types (@types, a JSON array): the range's rows are read and filtered, so the
+   * range is bounded first by `eventsWindowEdge` (the type is not in the index).
+   */
+  eventsOfTypesBetween: {
+    kind: 'read',
+    sql: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) AND ("performedAt", "id") >= (@sinceAt, @sinceId)
+        AND "eventType" IN (SELECT value FROM json_each(@types))
+      ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+    postgres: `SELECT "id", "performedAt", "eventType", "message", "severity", "performedBy", "subject", "apiKeyId"
+      FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) AND ("performedAt", "id") >= (@sinceAt, @sinceId)
+        AND "eventType" = ANY (ARRAY(SELECT json_array_elements_text(CAST(@types AS json))))
+      ORDER BY "performedAt" DESC, "id" DESC LIMIT @limit`,
+  },
+  /** The key of the event @skip rows below (@performedAt, @id), no lower than (@sinceAt, @sinceId): the index alone, no row read. */
+  eventsWindowEdge: {
+    kind: 'read',
+    sql: `SELECT "performedAt", "id" FROM "Event" WHERE "tenant" = @tenant AND ("performedAt", "id") < (@performedAt, @id) AND ("performedAt", "id") >= (@sinceAt, @sinceId)
+      ORDER BY "performedAt" DESC, "id" DESC LIMIT 1 OFFSET @skip`,
   },
 
   /** A batch of events from one JSON array (their columns by name, times in the store's encoding): one statement however many. */
