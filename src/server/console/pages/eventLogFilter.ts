@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { cursorParameter } from '../../core/pageCursor';
 import { ciObject } from '../../core/validation';
+import { eventCursorParameter } from '../../services/events/eventLog';
 import { EVENT_TYPES, type EventType } from '../../services/events/eventTypes';
 import { parseForm } from './parseForm';
 
@@ -30,8 +30,7 @@ const eventLogQuerySchema = ciObject({
   type: blankIsAbsent(z.enum(EVENT_TYPE_NAMES, { message: 'must be one of the event types' })),
   from: blankIsAbsent(day()),
   to: blankIsAbsent(day()),
-  // `<performedAt ms>.<id>`, as the log's cursors carry an event's key.
-  after: cursorParameter((key) => /^\d{1,15}\.[^]{1,64}$/.test(key)),
+  after: eventCursorParameter(),
 }).superRefine((query, ctx) => {
   if (query.from !== undefined && query.to !== undefined && query.from > query.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
 });

@@ -1,4 +1,3 @@
-import type { Services } from '../../services';
 import { EVENT_TYPES, type EventType } from '../../services/events/eventTypes';
 import { CONSOLE_APP_ID } from '../consoleAppId';
 import type { ConsoleContext } from '../consoleContext';
@@ -7,22 +6,10 @@ import type { ConsoleRoutes } from '../consoleRoutes';
 import { html } from '../html';
 import { layout } from '../layout';
 import { appOf } from './appOf';
-import { eventLogFilterOf, type EventLogFilter } from './eventLogFilter';
+import { eventLogFilterOf } from './eventLogFilter';
 
 const PAGE_SIZE = 50;
 const TYPES = (Object.keys(EVENT_TYPES) as EventType[]).sort();
-
-/**
- * One page of the app's events that pass the filter, newest first, and the cursor of the next.
- * Until EventLog.filteredPage lands (branch actor): a page of the log, narrowed to the filter.
- */
-async function filteredEvents(services: Services, appId: string, filter: EventLogFilter) {
-  const page = await services.events.page(appId, { after: filter.after, numberOfResults: PAGE_SIZE });
-  const at = (event: { performedAt: string }) => Date.parse(event.performedAt);
-  const events = page.events.filter((e) => (filter.type === undefined || e.eventType === filter.type) && (filter.from === undefined || at(e) >= filter.from) && (filter.to === undefined || at(e) < filter.to));
-  const pastFrom = filter.from !== undefined && page.events.some((e) => at(e) < filter.from!);
-  return { events, next: pastFrom ? null : page.next };
-}
 
 /**
  * An app's event log, newest first, paged by key, filtered by type and by a window of UTC days.
@@ -45,7 +32,7 @@ export function eventsPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
       return;
     }
     const filter = eventLogFilterOf(req.query);
-    const page = await filteredEvents(services, appId, filter);
+    const page = await services.events.filteredPage(appId, { types: filter.type && [filter.type], from: filter.from, to: filter.to, after: filter.after, limit: PAGE_SIZE });
     const rows = page.events.map(
       (e) => html`<tr data-event="${e.eventType}"><td class="when">${e.performedAt.slice(0, 19).replace('T', ' ')}</td><td>${e.eventType}</td><td>${e.severity}</td><td data-performed-by>${e.performedBy}</td><td>${e.subject}</td><td class="message">${e.message}</td><td>${e.apiKeyId}</td></tr>`,
     );
@@ -54,9 +41,9 @@ export function eventsPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
 <label>From <input type="date" name="from" value="${filter.keep.from ?? ''}"></label>
 <label>To <input type="date" name="to" value="${filter.keep.to ?? ''}"></label>
 <button type="submit">Filter</button>${(filter.keep.type || filter.keep.from || filter.keep.to) && html` <a href="${path}">Clear</a>`}</form>
-<p class="hint">Newest first, in UTC; the days of the filter are UTC days, both included. Events are kept ${features.eventLoggingRetentionPeriod} days.${own ? ' Every console action is here, with the operator who did it.' : ''}</p>
+<p class="hint">Newest first, in UTC; the days of the filter are UTC days, both included. Events are kept ${features.eventLoggingRetentionPeriod} days. A page of one type reads a bounded stretch of the log, so it may hold fewer than ${PAGE_SIZE} events and still have a next page.${own ? ' Every console action is here, with the operator who did it.' : ''}</p>
 <table data-events><thead><tr><th>When</th><th>Type</th><th>Severity</th><th>By</th><th>Subject</th><th>Message</th><th>Key</th></tr></thead><tbody>${rows}</tbody></table>
-${page.events.length === 0 && html`<p>No events${filter.keep.type || filter.keep.from || filter.keep.to ? ' match the filter' : ''} here.</p>`}
+${page.events.length === 0 && html`<p>${page.next === null ? `No events${filter.keep.type || filter.keep.from || filter.keep.to ? ' match the filter' : ''} here.` : 'None of the events read for this page is of this type: the next page looks further back.'}</p>`}
 ${nextPageLink(path, page.next, filter.keep)}`;
     res.type('html').send(layout(ctx, req, { ...shell, body }));
   });

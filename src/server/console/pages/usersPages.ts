@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { cursorParameter } from '../../core/pageCursor';
 import { ciObject, customerUserId, unstorable } from '../../core/validation';
-import type { Services } from '../../services';
-import type { UserView } from '../../services/users/users';
+import { userCursorParameter, type UserView } from '../../services/users/users';
 import type { ConsoleContext } from '../consoleContext';
 import { form, nextPageLink, when } from '../consoleForms';
 import { setNotice } from '../consoleNotice';
-import { backPath, type ConsoleRoutes } from '../consoleRoutes';
+import { backPath, by, type ConsoleRoutes } from '../consoleRoutes';
 import { html } from '../html';
 import { layout } from '../layout';
 import { appOf } from './appOf';
@@ -20,22 +18,11 @@ const userId = () => customerUserId().refine((v) => unstorable(v) === undefined,
 /** The users page's query: `q`, a userId prefix (empty: every user), and `after`, the `next` of a page. */
 const usersQuerySchema = ciObject({
   q: z.preprocess((v) => (v === undefined ? '' : v), z.string({ message: 'must be text' }).refine((v) => Buffer.byteLength(v, 'utf8') <= 64, 'must be at most 64 bytes').refine((v) => unstorable(v) === undefined, 'must be well-formed text without NUL characters')),
-  after: cursorParameter((key) => Buffer.byteLength(key, 'utf8') <= 64),
+  after: userCursorParameter(),
 });
 const userParamsSchema = ciObject({ userId: userId() });
 const revokeUserSchema = ciObject({ userId: userId() });
 const deleteCredentialSchema = ciObject({ userId: userId(), credentialId: z.string().min(1, 'is required').max(1400, 'is too long') });
-
-/**
- * One page of the users whose userId starts with `prefix`, by key. Until UserService.search lands
- * (branch actor): a page of the app's users from just before the prefix, narrowed to it.
- */
-async function usersWithPrefix(services: Services, appId: string, prefix: string, after: string | undefined): Promise<{ values: UserView[]; next: string | null }> {
-  const page = await services.users.page(appId, after ?? prefix.slice(0, -1), PAGE_SIZE);
-  const values = page.values.filter((user) => user.userId.startsWith(prefix));
-  const past = page.values.some((user) => user.userId > prefix && !user.userId.startsWith(prefix));
-  return { values, next: past ? null : page.next };
-}
 
 /** The plain-text aliases of a user, and how many are kept only as hashes. */
 function aliasesOf(user: UserView) {
@@ -57,7 +44,7 @@ export function usersPages(ctx: ConsoleContext, routes: ConsoleRoutes): void {
   routes.page(`${base}/apps/:appId/users`, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { q, after } = parseForm(usersQuerySchema, req.query);
-    const [page, count] = await Promise.all([q === '' ? services.users.page(appId, after, PAGE_SIZE) : usersWithPrefix(services, appId, q, after), services.users.count(appId)]);
+    const [page, count] = await Promise.all([q === '' ? services.users.page(appId, after, PAGE_SIZE) : services.users.search(appId, q, after, PAGE_SIZE), services.users.count(appId)]);
     const rows = page.values.map(
       (user) => html`<tr data-user="${user.userId}"><td><a href="${userPath(appId, user.userId)}">${user.userId}</a></td><td>${aliasesOf(user)}</td><td class="num">${user.credentialsCount}</td><td class="when">${when(user.lastUsedAt)}</td>
 <td>${form(req, `${appPath(appId)}/users/revoke`, html`<input type="hidden" name="userId" value="${user.userId}"><button type="submit" class="danger">Revoke</button>`, { stepUp: true, confirm: `Revoke ${user.userId}? Every passkey and alias of this user is deleted: they sign in again only by registering anew.` })}</td></tr>`,
@@ -91,7 +78,7 @@ ${credentials.length === 0 && html`<p>This user has no passkeys.</p>`}`;
   routes.action(`${base}/apps/:appId/users/revoke`, { stepUp: true }, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { userId: id } = parseForm(revokeUserSchema, req.body);
-    await services.users.delete(appId, id);
+    await services.users.delete(appId, id, by(operator));
     routes.record(operator, appId, `The user ${id} was revoked: every passkey and alias deleted.`);
     setNotice(req, { kind: 'ok', text: `${id} was revoked: every passkey and alias of the user is deleted.` });
     res.redirect(303, backPath(ctx, req));
@@ -100,7 +87,7 @@ ${credentials.length === 0 && html`<p>This user has no passkeys.</p>`}`;
   routes.action(`${base}/apps/:appId/credentials/delete`, { stepUp: true }, async (req, res, operator) => {
     const { appId } = await appOf(ctx, req);
     const { userId: id, credentialId } = parseForm(deleteCredentialSchema, req.body);
-    await services.credentials.delete(appId, credentialId);
+    await services.credentials.delete(appId, credentialId, by(operator));
     routes.record(operator, appId, `The passkey ${credentialId} was deleted.`);
     setNotice(req, { kind: 'ok', text: 'The passkey was deleted.' });
     res.redirect(303, userPath(appId, id));
