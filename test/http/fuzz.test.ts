@@ -59,10 +59,11 @@ function comparable(rows: Rows, at: number): Record<string, string[]> {
   );
 }
 
-/** Writes what the service buffers (event log, purpose usage), so a snapshot sees everything. */
+/** Writes what the service buffers (event log, purpose usage, sign-in counts), so a snapshot sees everything. */
 async function flushBuffers(svc: TestService): Promise<void> {
   await svc.services.events.flush();
   await svc.services.authConfigs.flushUsage();
+  await svc.services.signIns.flush();
 }
 
 async function buildWorld(svc: TestService): Promise<World> {

@@ -302,6 +302,12 @@ const MODELS: ModelCase[] = [
     nullable: [],
   },
   {
+    model: 'SignInCount',
+    row: (k) => ({ tenant: `app${k}`, day: '2026-11-24', passkey: 2147483647, magicLink: 0, generatedToken: 7 }),
+    key: (row) => ({ tenant_day: { tenant: row.tenant, day: row.day } }),
+    nullable: [],
+  },
+  {
     model: 'WebhookEndpoint',
     row: (k) => ({
       id: `ep_${k}`,

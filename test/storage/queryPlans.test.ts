@@ -67,6 +67,7 @@ function paramsFor(encodeTime: (ms: number) => unknown, bool: (b: boolean) => un
     usedDay: 20_418,
     events: '[]',
     deliveries: '[]',
+    signIns: JSON.stringify([{ tenant: 'planapp', day: '2026-11-25', passkey: 1, magicLink: 0, generatedToken: 0 }]),
     count: 1,
     // A search of userIds by prefix (10 000 of them start with it), and a page's users by their ids.
     from: 'user-001',

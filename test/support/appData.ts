@@ -5,7 +5,7 @@ import { ORIGIN, RPID, registerPasskey, signIn, verifyToken, type ServiceHttp } 
 import { MANAGEMENT_KEY, type TestApp } from './testService';
 
 /** Every table that holds rows of an app, by its Prisma delegate, and the App row itself. */
-export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport', 'webhookEndpoint', 'webhookDelivery', 'webhookAttempt'] as const;
+export const APP_TABLES = ['app', 'appCounter', 'apiKey', 'tokenKey', 'user', 'credential', 'alias', 'redeemedToken', 'authConfig', 'event', 'dispatchedEmail', 'authenticator', 'dailyReport', 'signInCount', 'webhookEndpoint', 'webhookDelivery', 'webhookAttempt'] as const;
 export type AppTable = (typeof APP_TABLES)[number];
 
 /** The ids of the webhook endpoint and delivery `populateApp` gives an app: of the service's own forms, so the APIs find them. */
@@ -30,7 +30,8 @@ export const NO_ROWS: Record<AppTable, number> = Object.fromEntries(APP_TABLES.m
  * Gives `app` a row in every table, through the API as a customer would: event logging on, a
  * passkey with an alias, a verified sign-in, a sign-in left half-way, a custom authentication
  * configuration and a magic link to the admin. Given the in-process services, also the rows no call
- * makes without FIDO metadata or a day's end: a listed authenticator and a daily report.
+ * makes without FIDO metadata or a day's end: a listed authenticator and a daily report, and the
+ * verified sign-in's count written at once (rather than at the next flush).
  * Returns the passkey.
  */
 export async function populateApp(svc: ServiceHttp & { services?: Services }, app: TestApp) {
@@ -50,6 +51,7 @@ export async function populateApp(svc: ServiceHttp & { services?: Services }, ap
   ok('magic-links/send', (await secret('/magic-links/send', { emailAddress: 'admin@example.com', urlTemplate: 'https://shop.example.com/?t=$TOKEN', userId })).status, 204);
   if (svc.services) {
     const { db } = svc.services.store;
+    await svc.services.signIns.flush();
     await db.authenticator.create({ data: { tenant: app.appId, aaGuid: '6d44ba9b-f6ec-2e49-b930-0c8fe920cb73', isAllowed: false } });
     await db.dailyReport.create({ data: { tenant: app.appId, day: '2026-01-01', users: 1, credentials: 1, dailyActiveUsers: 1, weeklyActiveUsers: 1 } });
     // A webhook endpoint (disabled: nothing is sent during the tests that use this) with a delivered message and its attempt.

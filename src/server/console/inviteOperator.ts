@@ -23,14 +23,15 @@ export interface Invite {
  * token, registers one passkey (a second use is refused by /register/begin). Refused for an
  * address that is an operator already.
  */
-export async function inviteOperator(services: Services, input: { email: string; by: string }): Promise<Invite> {
+export async function inviteOperator(services: Services, input: { email: string; by: string; now?: number }): Promise<Invite> {
   const email = normaliseEmail(input.email);
   if (!isBareEmailAddress(email)) throw new ApiError('validation_failed', { detail: 'An operator is invited by one bare email address (name@example.com).', extras: { errors: { email: ['must be one bare email address'] } } });
   await ensureConsoleApp(services, { origin: new URL(services.config.publicUrl).origin, adminEmail: email });
   if ((await services.aliases.userIdOf(CONSOLE_APP_ID, email)) !== undefined) {
     throw new ApiError('operator_exists', { detail: 'It can add a passkey from its own account page.' });
   }
-  const expiresAt = new Date(Date.now() + INVITE_LIFETIME_MS).toISOString();
+  // `now`: the services' clock where a test injects one.
+  const expiresAt = new Date((input.now ?? Date.now()) + INVITE_LIFETIME_MS).toISOString();
   const token = await services.registration.createToken(
     CONSOLE_APP_ID,
     registerTokenSchema.parse({ userId: randomUUID(), username: email, displayName: email, aliases: [email], aliasHashing: false, discoverable: true, userVerification: 'required', expiresAt }),

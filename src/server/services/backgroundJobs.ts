@@ -7,6 +7,7 @@ import type { FailedKeyUses } from './apps/failedKeyUses';
 import type { MagicLinkService } from './magicLinks/magicLinks';
 import type { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import type { DailyReports } from './reporting/dailyReports';
+import type { SignInTally } from './reporting/signInTally';
 import type { WebhookDeliveryWorker } from './webhooks/webhookDeliveryWorker';
 
 const REDEEMED_ID_SWEEP_INTERVAL_MS = 60_000;
@@ -22,6 +23,7 @@ export interface BackgroundWork {
   events: EventLog;
   magicLinks: MagicLinkService;
   authConfigs: AuthConfigService;
+  signIns: SignInTally;
   deletions: AppDeletionService;
   reports: DailyReports;
   metadata: AuthenticatorMetadata;
@@ -30,7 +32,7 @@ export interface BackgroundWork {
 }
 
 export interface BackgroundSchedule {
-  /** How often the authentication configurations' last use is written; 0 = only when stopping. */
+  /** How often the authentication configurations' last use and the sign-in counts are written; 0 = only when stopping. */
   flushIntervalMs: number;
   /** How often pending app deletions are swept (and once at start); 0 = never on their own. */
   deletionSweepIntervalMs?: number;
@@ -41,16 +43,16 @@ export interface BackgroundSchedule {
 }
 
 export interface BackgroundJobs {
-  /** Stops every timer, waits for a deletion sweep under way, and writes the last usage. */
+  /** Stops every timer, waits for a deletion sweep under way, and writes the last usage and sign-in counts. */
   stop(): Promise<void>;
 }
 
 /**
  * The work no request waits for: expired redeemed ids, event retention and the magic-link quota
- * window are swept, authentication-configuration usage is written in batches, app deletions fall
- * due, each app's daily report is written, the FIDO metadata is refreshed, and each minute's tally
- * of refused keys goes to the event log. Timers are unreferenced: they never keep the process
- * alive on their own.
+ * window are swept, authentication-configuration usage and sign-in counts are written in batches,
+ * app deletions fall due, each app's daily report is written, the FIDO metadata is refreshed, and
+ * each minute's tally of refused keys goes to the event log. Timers are unreferenced: they never
+ * keep the process alive on their own.
  */
 export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSchedule, logger: Logger): BackgroundJobs {
   const warn = (task: string) => (error: unknown) => logger.warn({ err: { name: (error as Error).name, message: (error as Error).message } }, `${task} failed`);
@@ -62,8 +64,11 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
     work.magicLinks.sweep().catch(warn('magic-link quota sweep'));
     work.webhookWorker.sweep().catch(warn('webhook attempt retention sweep'));
   }, RETENTION_SWEEP_INTERVAL_MS);
-  const usageWriter =
-    schedule.flushIntervalMs > 0 ? setInterval(() => work.authConfigs.flushUsage().catch(warn('auth-config usage write')), schedule.flushIntervalMs) : undefined;
+  const writeUsage = () => {
+    work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
+    void work.signIns.flush();
+  };
+  const usageWriter = schedule.flushIntervalMs > 0 ? setInterval(writeUsage, schedule.flushIntervalMs) : undefined;
   // Deletion dates are due whether or not this process was running when they passed: sweep now, then every interval.
   const deletionSweepIntervalMs = schedule.deletionSweepIntervalMs ?? DELETION_SWEEP_INTERVAL_MS;
   let deletionSweep: Promise<unknown> = Promise.resolve();
@@ -99,6 +104,7 @@ export function startBackgroundJobs(work: BackgroundWork, schedule: BackgroundSc
       await reportSweep;
       await work.metadata.close();
       await work.authConfigs.flushUsage().catch(warn('auth-config usage write'));
+      await work.signIns.flush();
       // Before the event log writes what it holds (services.close()).
       work.failedKeyUses.recordAll();
     },

@@ -16,6 +16,7 @@ import { AuthenticatorPolicy } from './authenticators/authenticatorPolicy';
 import { AuthenticatorMetadata } from './metadata/authenticatorMetadata';
 import { authenticatorNames } from './metadata/authenticatorNames';
 import { DailyReports } from './reporting/dailyReports';
+import { SignInTally } from './reporting/signInTally';
 import { ChallengeStore } from './ceremonies/challenges';
 import { providerNames } from './metadata/providerNames';
 import { CredentialService } from './users/credentials';
@@ -37,7 +38,7 @@ import { WebhookEndpointService } from './webhooks/webhookEndpoints';
 export interface ServiceOptions {
   /** Where background work reports trouble; default: a logger at the configured level. */
   logger?: Logger;
-  /** How often buffered writes (events, auth-config last use) go to the database; 0 = only on flush or close. */
+  /** How often buffered writes (events, auth-config last use, sign-in counts) go to the database; 0 = only on flush or close. */
   flushIntervalMs?: number;
   /**
    * How often pending app deletions are swept (at creation, then every interval; default a
@@ -96,6 +97,8 @@ export interface Services {
   metadata: AuthenticatorMetadata;
   authenticators: AuthenticatorLists;
   reports: DailyReports;
+  /** Successful sign-ins by app, UTC day and method, counted in memory and written every flush interval (`flush()`; read them through `reports.signInMethods`). */
+  signIns: SignInTally;
   /** The app's webhook endpoints (private API, management API, CLI). */
   webhooks: WebhookEndpointService;
   /** Which deliveries a change makes; written in the change's own transaction. */
@@ -204,9 +207,10 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     download: options.downloadMetadata,
   });
   const authenticators = new AuthenticatorLists({ lists: repositories.authenticatorLists, features, metadata, events, now });
-  const reports = new DailyReports({ reports: repositories.reports, users: repositories.users, logger, now });
+  const signIns = new SignInTally({ reports: repositories.reports, logger, now });
+  const reports = new DailyReports({ reports: repositories.reports, users: repositories.users, logger, signIns, now });
   const background = startBackgroundJobs(
-    { challenges, events, magicLinks, authConfigs, deletions, reports, metadata, failedKeyUses, webhookWorker },
+    { challenges, events, magicLinks, authConfigs, signIns, deletions, reports, metadata, failedKeyUses, webhookWorker },
     {
       flushIntervalMs,
       deletionSweepIntervalMs: options.deletionSweepIntervalMs,
@@ -239,7 +243,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
       authenticators: new AuthenticatorPolicy({ metadata, lists: authenticators, features }),
     }),
     signin: new SigninService({ credentials: repositories.credentials, tokens, challenges, aliases, features, authConfigs, events, now }),
-    verification: new VerificationService({ redemptions: repositories.redemptions, tokens, features, events, now }),
+    verification: new VerificationService({ redemptions: repositories.redemptions, tokens, features, events, signIns, now }),
     credentials: new CredentialService({
       credentials: repositories.credentials,
       events,
@@ -253,6 +257,7 @@ export function createServices(config: Config, store: Store, options: ServiceOpt
     metadata,
     authenticators,
     reports,
+    signIns,
     webhooks,
     webhookOutbox,
     webhookWorker,

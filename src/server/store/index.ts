@@ -39,7 +39,7 @@ const SQL_CONNECTIONS = { statements: 4, units: 4 };
  */
 export type Db = Pick<
   SqliteClient,
-  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction'
+  'app' | 'appCounter' | 'apiKey' | 'tokenKey' | 'user' | 'credential' | 'alias' | 'redeemedToken' | 'authConfig' | 'event' | 'dispatchedEmail' | 'authenticator' | 'dailyReport' | 'signInCount' | 'webhookEndpoint' | 'webhookDelivery' | 'webhookAttempt' | '$transaction'
 >;
 
 export interface Store {

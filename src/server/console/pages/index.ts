@@ -10,6 +10,7 @@ import { healthPage } from './healthPage';
 import { operatorsPages } from './operatorsPages';
 import { usersPages } from './usersPages';
 import { playgroundPages } from './playgroundPages';
+import { reportingPages } from './reportingPages';
 import { webhooksPages } from './webhooksPages';
 
 /** Every page of a signed-in operator; each module adds its own routes. */
@@ -24,4 +25,5 @@ export function consolePages(ctx: ConsoleContext, routes: ConsoleRoutes, _router
   authenticatorsPages(ctx, routes);
   healthPage(ctx, routes);
   playgroundPages(ctx, routes);
+  reportingPages(ctx, routes);
 }

@@ -4,6 +4,7 @@ import { MAX_ORIGIN_LENGTH, MAX_PURPOSE_LENGTH, MAX_RPID_LENGTH, boundedString, 
 import type { RedemptionRepository, WebhookEvent } from '../../store/repositories';
 import type { AppFeaturesCache } from '../apps/appFeaturesCache';
 import type { EventLog } from '../events/eventLog';
+import type { SignInTally } from '../reporting/signInTally';
 import type { TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, verificationResult, verifyTokenPayloadSchema } from '../tokens/verifyTokens';
 
@@ -25,6 +26,8 @@ export interface VerificationServiceDeps {
   tokens: TokenService;
   features: AppFeaturesCache;
   events: EventLog;
+  /** Counts each successful verify by method, in memory (written in batches). */
+  signIns: SignInTally;
   now?: () => number;
 }
 
@@ -38,6 +41,7 @@ export class VerificationService {
   private readonly tokens: TokenService;
   private readonly features: AppFeaturesCache;
   private readonly events: EventLog;
+  private readonly signIns: SignInTally;
   private readonly now: () => number;
 
   constructor(deps: VerificationServiceDeps) {
@@ -45,6 +49,7 @@ export class VerificationService {
     this.tokens = deps.tokens;
     this.features = deps.features;
     this.events = deps.events;
+    this.signIns = deps.signIns;
     this.now = deps.now ?? Date.now;
   }
 
@@ -61,6 +66,7 @@ export class VerificationService {
       // A magic link stays reusable: its verify redeems nothing, and only reports.
       await this.redemptions.reportUnredeemed(appId, report);
     }
+    this.signIns.count(appId, payload.type);
     this.events.record(appId, { type: 'ApiUserSignInVerified', message: `A ${payload.type} token was verified.`, subject: payload.userId, performedBy: payload.userId });
     return verificationResult(payload);
   }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DAY_MS, utcDateOf, utcDayOf, utcDayOfDate } from '../../core/utcDay';
 import { ciObject } from '../../core/validation';
 import type { ReportRepository, UserRepository } from '../../store/repositories';
+import type { SignInTally } from './signInTally';
 
 /** `from` and `to`, both optional and inclusive. */
 export const periodQuerySchema = ciObject({
@@ -11,12 +12,26 @@ export const periodQuerySchema = ciObject({
 });
 export type PeriodQuery = z.output<typeof periodQuerySchema>;
 
+/** One UTC day's successful sign-ins of an app, by method. */
+export interface SignInMethodsDay {
+  /** yyyy-MM-dd */
+  day: string;
+  /** Passkey sign-ins (`passkey_signin` tokens verified). */
+  passkey: number;
+  /** Magic links verified (every verify of a reusable link). */
+  magicLink: number;
+  /** Tokens from /signin/generate-token verified. */
+  generatedToken: number;
+}
+
 /** What a `DailyReports` is built from. */
 export interface DailyReportsDeps {
   reports: ReportRepository;
   /** Where the app's totals come from. */
   users: UserRepository;
   logger: Logger;
+  /** This process's sign-ins not yet written: flushed before the counts are read. */
+  signIns?: SignInTally;
   now?: () => number;
 }
 
@@ -31,12 +46,14 @@ export class DailyReports {
   private readonly reports: ReportRepository;
   private readonly users: UserRepository;
   private readonly logger: Logger;
+  private readonly signIns: SignInTally | undefined;
   private readonly now: () => number;
 
   constructor(deps: DailyReportsDeps) {
     this.reports = deps.reports;
     this.users = deps.users;
     this.logger = deps.logger;
+    this.signIns = deps.signIns;
     this.now = deps.now ?? Date.now;
   }
 
@@ -76,5 +93,15 @@ export class DailyReports {
   /** `GET /reporting/active-users/periodic`. */
   async activeUsersReport(appId: string, period: PeriodQuery) {
     return (await this.rows(appId, period)).map((r) => ({ createdAt: r.day, dailyActiveUsers: r.dailyActiveUsers, weeklyActiveUsers: r.weeklyActiveUsers, totalUsers: r.users }));
+  }
+
+  /**
+   * The app's successful sign-ins by method, one entry per UTC day that had any, oldest first;
+   * `from` and `to` (yyyy-MM-dd) optional and inclusive. What this process counted is written
+   * first; other replicas' counts show within their flush interval.
+   */
+  async signInMethods(appId: string, period: PeriodQuery): Promise<SignInMethodsDay[]> {
+    await this.signIns?.flush();
+    return (await this.reports.signIns(appId, period.from, period.to)).map((r) => ({ day: r.day, passkey: r.passkey, magicLink: r.magicLink, generatedToken: r.generatedToken }));
   }
 }

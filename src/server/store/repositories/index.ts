@@ -36,7 +36,7 @@ export type { EventRepository, EventsPage } from './events';
 export type { MagicLinkRepository, MagicLinkSettings, ReservedSend } from './magicLinks';
 export type { RedemptionRepository } from './redemptions';
 export type { PasskeyRegistration, RegistrationOutcome, RegistrationRepository } from './registrations';
-export type { DailyReportRow, ReportRepository } from './reports';
+export type { DailyReportRow, ReportRepository, SignInCountRow } from './reports';
 export type { AppTokenKeyRows, StoredTokenKey, TokenKeyRepository } from './tokenKeys';
 export type { AppTotals, UserRepository } from './users';
 export type { WebhookDeliveryRepository, LoggedWebhookDelivery, ReplayedDelivery, RequestedSend, WebhookDeliveryOutcome, WebhookBacklog } from './webhookDeliveries';
@@ -99,7 +99,7 @@ export function openRepositories(parts: { store: Store; databaseUrl: string }, o
     credentials: new CredentialRepository({ sql, queries, outbox }),
     users: new UserRepository({ db, queries, outbox }),
     aliases: new AliasRepository({ db, queries, outbox }),
-    reports: new ReportRepository({ db }),
+    reports: new ReportRepository({ db, sql }),
     webhookEndpoints: new WebhookEndpointRepository({ db, sql }),
     webhookDeliveries: new WebhookDeliveryRepository({ db, sql, outbox, quota: outboxQuota }),
     events: new EventRepository({ db, queries }),

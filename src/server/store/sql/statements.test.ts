@@ -16,8 +16,9 @@ describe('positionalStatement', () => {
     const unscoped = [];
     for (const [name, { sql }] of Object.entries(STATEMENTS)) {
       // The event log's batch holds several apps' events, a change's webhook deliveries are its
-      // app's, and a run's attempts its deliveries': each row carries its own app, written into "tenant".
-      const batchOfRows = /json_each\(@(events|deliveries|attempts)\)/.test(sql) && /value ->> 'tenant'/.test(sql);
+      // app's, a run's attempts its deliveries', and a flush of sign-in tallies several apps' days:
+      // each row carries its own app, written into "tenant".
+      const batchOfRows = /json_each\(@(events|deliveries|attempts|signIns)\)/.test(sql) && /value ->> 'tenant'/.test(sql);
       // An INSERT … SELECT FROM "App" WHERE "id" = @tenant writes a row only for the app it names, an INSERT … SELECT @tenant only for that app.
       const fromTheApp = /SELECT "id", .* FROM "App" WHERE "id" = @tenant/s.test(sql) || /SELECT (@id, )?@tenant\b/.test(sql);
       const scoped = sql.startsWith('INSERT') ? /VALUES \(.*@tenant/s.test(sql) || fromTheApp || batchOfRows : /"(tenant|id)" = @tenant/.test(sql);

@@ -191,6 +191,28 @@ export const STATEMENTS = {
       ON CONFLICT ("tenant") DO UPDATE SET "eventCount" = "AppCounter"."eventCount" + excluded."eventCount"`,
   },
 
+  // --- sign-ins by method: the tallies' flush, once per interval, never per request -----------
+  /**
+   * A flush of the sign-in tallies from one JSON array (one row per app and UTC day, counts by
+   * method), added to what the day holds: replicas and flushes sum up. A row of an app that is gone
+   * fails the statement on its foreign key (see `ReportRepository.addSignIns`). PostgreSQL takes
+   * the rows in key order, so that two replicas flushing at once lock them in the same order (no
+   * deadlock); SQLite's one writer runs one flush at a time anyway.
+   */
+  addSignInCounts: {
+    kind: 'write',
+    // `WHERE true`: SQLite would otherwise read ON CONFLICT as the join constraint of the SELECT.
+    sql: `INSERT INTO "SignInCount" ("tenant", "day", "passkey", "magicLink", "generatedToken")
+      SELECT value ->> 'tenant', value ->> 'day', value ->> 'passkey', value ->> 'magicLink', value ->> 'generatedToken' FROM json_each(@signIns) WHERE true
+      ON CONFLICT ("tenant", "day") DO UPDATE SET "passkey" = "SignInCount"."passkey" + excluded."passkey",
+        "magicLink" = "SignInCount"."magicLink" + excluded."magicLink", "generatedToken" = "SignInCount"."generatedToken" + excluded."generatedToken"`,
+    postgres: `INSERT INTO "SignInCount" ("tenant", "day", "passkey", "magicLink", "generatedToken")
+      SELECT "tenant", "day", "passkey", "magicLink", "generatedToken" FROM json_populate_recordset(NULL::"SignInCount", CAST(@signIns AS json)) ORDER BY "tenant", "day"
+      ON CONFLICT ("tenant", "day") DO UPDATE SET "passkey" = "SignInCount"."passkey" + excluded."passkey",
+        "magicLink" = "SignInCount"."magicLink" + excluded."magicLink", "generatedToken" = "SignInCount"."generatedToken" + excluded."generatedToken"`,
+  },
+
+  // --- webhook deliveries: steps of the units whose changes they report ------------------------
   /**
    * Webhook deliveries (the outbox) from one JSON array, a step of the unit whose change they
    * report; only units of apps with subscribed endpoints have it. Due at once (`nextAttemptAt`
