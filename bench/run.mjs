@@ -5,6 +5,7 @@
 //
 //   node bench/run.mjs [--quick] [--soak SECONDS] [--postgres URL] [--only a,b] [--no-build] [--cpu-prof DIR] [--otel]
 //   node bench/run.mjs --scale [--sizes 1000,100000,1000000] [--quick] [--postgres URL] [--only a,b] [--no-build]
+//   node bench/run.mjs --only "users page 100k" --soak 0   (an opt-in row: it runs only when --only names it)
 import { execFileSync, fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { newCredential } from './authenticator.mjs';
+import { consoleSession } from './consoleSession.mjs';
 import { countCredentials, countDeliveries, fillerUserId, seedCredentials } from './seed.mjs';
 import { startWebhookReceiver } from './webhookReceiver.mjs';
 import { startOtlpReceiver } from './otlpReceiver.mjs';
@@ -51,6 +53,8 @@ const RPID = 'localhost';
 const ORIGIN = 'https://localhost';
 const only = args.only ? new Set(args.only.split(',')) : undefined;
 const wanted = (name) => !only || only.has(name);
+/** A row the default run leaves out: it runs only when `--only` names it. */
+const optedIn = (name) => only?.has(name) ?? false;
 
 const TASKSET = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pinned = (core, command, commandArgs) => (TASKSET ? ['taskset', ['-c', String(core), command, ...commandArgs]] : [command, commandArgs]);
@@ -70,8 +74,10 @@ function freePort() {
 }
 
 /** A server process pinned to core 0, ready once `readyPath` answers. */
-async function startServer(name, script, env, readyPath = '/') {
+async function startServer(name, script, given, readyPath = '/') {
   const port = await freePort();
+  // `{port}` in a value (PUBLIC_URL: 'http://localhost:{port}') is the port picked here.
+  const env = Object.fromEntries(Object.entries(given).map(([key, value]) => [key, String(value).replaceAll('{port}', String(port))]));
   const [command, commandArgs] = pinned(0, process.execPath, [...(args['cpu-prof'] && (name === 'service' || name === 'host' || name === 'api replica') ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : []), script]);
   const child = spawn(command, commandArgs, { cwd: ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -311,7 +317,9 @@ async function main() {
     const webhooks = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1' };
     const otlp = args.otel ? await startOtlpReceiver() : undefined;
     if (otlp) log(`  tracing on: every trace sampled, exported to ${otlp.url}`);
-    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits, ...webhooks, ...(otlp?.env ?? {}) };
+    // The operator console only for the row that measures its users page (its session store and pages are idle otherwise, but the default run stays as it was).
+    const consoleEnv = optedIn('users page 100k') ? { CONSOLE: 'on', PUBLIC_URL: 'http://localhost:{port}' } : {};
+    const env = { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, MAIL_FILE: join(tmp, 'mail.md'), ...limits, ...webhooks, ...(otlp?.env ?? {}), ...consoleEnv };
     await withServer('service', 'dist/cli.js', env, '/health/http', async (service) => {
       // The app as an operator creates one: a user limit (the reference's plans always set one;
       // this one is never reached), event logging on, the default plan.
@@ -478,6 +486,29 @@ async function main() {
         memory.credentialsAtLarge = memory.seeded.at(-1).credentials;
         await scenario('signin/begin+complete', 'signin/begin+complete 100k');
       }
+      if (optedIn('users page 100k')) {
+        // The console's users page (as an operator's browser asks for it, with its session cookie)
+        // at 100 000 users: the first page against the third page from the end, run by run in
+        // alternation, each beside its baseline run.
+        if ((memory.seeded.at(-1)?.credentials ?? 0) < LARGE) memory.seeded.push(await seedTo(LARGE));
+        const origin = `http://localhost:${new URL(service.url).port}`;
+        const cookie = await consoleSession({ root: ROOT, env: { DATABASE_URL: databaseUrl, MANAGEMENT_KEY: managementKey, PUBLIC_URL: origin }, serviceUrl: service.url, origin, email: 'bench-operator@example.com' });
+        const usersPage = `/console/apps/bench/users`;
+        const deepCursor = Buffer.from(fillerUserId(fillers - 100)).toString('base64url');
+        const pages = [
+          { name: 'users page 100k first', kind: 'get', path: usersPage, headers: { Cookie: cookie } },
+          { name: 'users page 100k deep', kind: 'get', path: `${usersPage}?after=${deepCursor}`, headers: { Cookie: cookie } },
+        ];
+        for (const page of pages) {
+          const res = await fetch(`${service.url}${page.path}`, { headers: page.headers, redirect: 'manual' });
+          const text = await res.text();
+          const rows = (text.match(/<tr data-user=/g) ?? []).length;
+          if (res.status !== 200 || rows !== 50) throw new Error(`${page.name}: ${res.status}, ${rows} users listed`);
+        }
+        const measured = await measureAlternating(loader, pages, target, await baselineFor('B2'), async () => undefined);
+        for (const r of measured) results[r.name] = { ...r, scenario: 'users page 100k' };
+        memory.usersPage = { users: await countCredentials(databaseUrl), deepAfter: fillerUserId(fillers - 100) };
+      }
       memory.afterMb = rssOf(service.pid);
       if (SOAK_SECONDS > 0) {
         log(`  soak: sign-ins for ${SOAK_SECONDS} s ...`);
@@ -549,6 +580,8 @@ function report({ baselines, results, memory }) {
     row('users/count', results['users/count'], '>= 0.7');
     row('users/list page', results['users/list page']);
     row('events page', results['events page']);
+    row('users page 100k first', results['users page 100k first'], 'console /users, first page');
+    row('users page 100k deep', results['users page 100k deep'], 'near the end: >= 0.9 x first');
     row('soak (sign-in)', results.soak);
 
     const get = (name) => rows.find((r) => r.name === name);
@@ -560,6 +593,16 @@ function report({ baselines, results, memory }) {
     at('register/begin+complete', 0.6);
     at('credentials/list', 0.5);
     at('users/count', 0.7);
+    const [firstPage, deepPage] = [get('users page 100k first'), get('users page 100k deep')];
+    if (firstPage && deepPage) {
+      // Each deep run against the first-page run just before it (and both as ratios to B2).
+      const speed = deepPage.ratio / firstPage.ratio;
+      check(
+        `the console's users page near the end of ${memory.usersPage.users} users answers within 10 % of its first page (req/s, as ratios to B2)`,
+        speed >= 0.9,
+        `${deepPage.ratio.toFixed(3)} / ${firstPage.ratio.toFixed(3)} = ${speed.toFixed(2)}; CPU per page deep / first, median of the pairs ${deepPage.cpuRatio.toFixed(2)} (${deepPage.cpuRatios.map((r) => r.toFixed(2)).join(', ')}); p50 ${firstPage.p50} vs ${deepPage.p50} ms; after ${memory.usersPage.deepAfter}`,
+      );
+    }
     const [small, large] = [get('signin/begin+complete 1k'), get('signin/begin+complete 100k')];
     // Both against the bare harness they ran beside, so a noisy minute in one of them does not decide.
     if (small?.ratio && large?.ratio) {

@@ -26,7 +26,8 @@ export function operatorsPages(ctx: ConsoleContext, routes: ConsoleRoutes): void
 ${form(req, `${base}/operators/invite`, html`<label>Email address <input type="email" name="email" required></label> <button type="submit">Invite</button>`)}
 <p class="hint">The invite is a link that works once, for 24 hours${services.config.smtpUrl ? ', and is mailed to the address' : ''}.</p></section>
 <table><thead><tr><th>Operator</th><th>Passkeys</th><th>Last used</th><th></th></tr></thead><tbody>${rows}</tbody></table>
-${nextPageLink(`${base}/operators`, page.next)}`;
+${nextPageLink(`${base}/operators`, page.next)}
+<p><a href="${base}/apps/${CONSOLE_APP_ID}/events">The operators’ audit trail</a>: every console action, with the operator who did it.</p>`;
     res.type('html').send(layout(ctx, req, { title: 'Operators', body, operator }));
   });
 
