@@ -235,7 +235,10 @@ suite('the packed service, started with npx', () => {
     peerDependenciesMeta: Record<string, { optional?: boolean }>;
   };
   // OpenTelemetry's packages are optional too, but the service asks for them only when tracing is on.
-  const servicePackages = Object.keys(manifest.peerDependenciesMeta).filter((name) => manifest.peerDependenciesMeta[name].optional && !name.startsWith('@opentelemetry/'));
+  // express-session (the console's sessions) is not asked for: a host of the middleware has it already.
+  const servicePackages = Object.keys(manifest.peerDependenciesMeta).filter(
+    (name) => manifest.peerDependenciesMeta[name].optional && !name.startsWith('@opentelemetry/') && name !== 'express-session',
+  );
   /** What `npm install` is asked for: each service package with its peer range, quoted where a shell would read the range. */
   const specs = servicePackages.map((name) => {
     const spec = `${name}@${manifest.peerDependencies[name]}`;

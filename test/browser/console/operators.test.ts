@@ -35,12 +35,26 @@ browserSuite('console operators')('the console: operators bootstrap and sign in 
     await other.page.waitForSelector('[data-error]:not([hidden])');
     expect(await other.page.textContent('[data-error]')).toContain('already used');
 
-    // Sign out, then back in through the address field's passkey suggestion (a conditional request, resolved by the virtual authenticator).
-    await device.page.click('header .signout button');
-    await device.page.waitForURL(`${h.origin}/console/sign-in`);
-    await h.screenshot(device.page, 'sign-in');
-    await device.page.goto(`${h.origin}/console/operators`);
-    await device.page.waitForURL(/\/console\/sign-in\?next=%2Fconsole%2Foperators$/);
+    await other.page.goto(`${h.origin}/console/sign-in`);
+    await h.screenshot(other.page, 'sign-in'); // a device without a passkey: nothing to offer, the page stays
+
+    // Sign out: the answer sends the browser to sign-in, and the old session cookie opens nothing any
+    // more. (That sign-in page is not loaded here: its address field would sign in again at once.)
+    const cookie = (await device.context.cookies()).find((c) => c.name === 'console')!;
+    await device.page.route(`${h.origin}/console/sign-in`, (route) => route.abort());
+    const [signedOut] = await Promise.all([
+      device.page.waitForResponse((res) => res.url() === `${h.origin}/console/sign-out`),
+      device.page.click('header .signout button'),
+    ]);
+    expect({ status: signedOut.status(), location: signedOut.headers().location }).toEqual({ status: 303, location: '/console/sign-in' });
+    const stale = await h.service.http.get('/console/operators').set('Cookie', `console=${cookie.value}`);
+    expect(stale.headers.location).toBe('/console/sign-in?next=%2Fconsole%2Foperators');
+    await device.page.unroute(`${h.origin}/console/sign-in`);
+
+    // Signed out, a console URL leads to sign-in; the passkey the address field offers (a
+    // conditional request, which Chromium resolves from the virtual authenticator) leads back to it.
+    const landed = await device.page.goto(`${h.origin}/console/operators`, { waitUntil: 'commit' });
+    expect(landed!.url()).toBe(`${h.origin}/console/sign-in?next=%2Fconsole%2Foperators`);
     await device.page.waitForURL(`${h.origin}/console/operators`);
     expect(await device.page.textContent('main')).toContain('first@example.com');
     await h.screenshot(device.page, 'operators');
