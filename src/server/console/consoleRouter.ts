@@ -4,7 +4,7 @@ import session from 'express-session';
 import { Passport } from 'passport';
 import type { Logger } from 'pino';
 import { PasswordlessClient } from '../../express/client';
-import { passwordless } from '../../express/passwordless';
+import { DEFAULT_PATHS, passwordless, type PasswordlessPaths } from '../../express/passwordless';
 import { ApiError } from '../core/apiError';
 import type { Services } from '../services';
 import { consoleAssets } from './consoleAssets';
@@ -21,6 +21,9 @@ import { publicPages } from './pages/publicPages';
 import { consoleSessionStore } from './sessions/consoleSessionStore';
 
 export const CONSOLE_BASE = '/console';
+
+/** Operators are invited, not signed up, and have no passwords. */
+const UNUSED_PATHS = new Set(['register', 'verifyEmail', 'doctor', 'upgrade']);
 
 export interface ConsoleOptions {
   /** Where this process's own API listens (the middleware calls it), known once it listens. */
@@ -73,27 +76,10 @@ async function buildConsole(services: Services, options: ConsoleOptions): Promis
     sessionCookieName: secure ? '__Host-console' : 'console',
     exposeConfig: true,
     serveBrowserModule: `${CONSOLE_BASE}/passwordless-browser`,
+    // The middleware's own routes under /console, but for sign-up, the doctor and the password upgrade, which the console has no use for.
     paths: Object.fromEntries(
-      Object.entries({
-        register: null,
-        verifyEmail: null,
-        login: '/passwordless-login',
-        addCredential: '/passwordless-add-credential',
-        addCredentialComplete: '/passwordless-add-credential/complete',
-        logout: '/passwordless-logout',
-        passkeys: '/passwordless-passkeys',
-        renamePasskey: '/passwordless-passkeys/rename',
-        deletePasskey: '/passwordless-passkeys/delete',
-        stepUp: '/passwordless-step-up',
-        recover: '/passwordless-recover',
-        confirmRecovery: '/passwordless-recover/confirm',
-        sessions: '/passwordless-sessions',
-        endSession: '/passwordless-sessions/end',
-        config: '/passwordless-config',
-        doctor: null,
-        upgrade: null,
-      }).map(([name, path]) => [name, path === null ? null : `${CONSOLE_BASE}${path}`]),
-    ),
+      Object.entries(DEFAULT_PATHS).map(([name, path]) => [name, path === null || UNUSED_PATHS.has(name) ? null : `${CONSOLE_BASE}${path}`]),
+    ) as Partial<PasswordlessPaths>,
     now,
     logger: { error: (details, message) => options.logger.error(details, message), warn: (details, message) => options.logger.warn(details, message) },
   });
