@@ -3,6 +3,7 @@ import { steppedUp } from '../../express/stepUp';
 import { ApiError } from '../core/apiError';
 import { CONSOLE_APP_ID } from './consoleAppId';
 import type { ConsoleContext } from './consoleContext';
+import { consolePathOf } from './consolePathOf';
 import { requireSameOriginForm } from './consoleCsrf';
 import { setNotice } from './consoleNotice';
 import type { Operator } from './operatorStore';
@@ -15,9 +16,7 @@ type Handler = (req: Request, res: Response, operator: Operator) => Promise<void
 
 /** The path to come back to after a form: the form's own page when it is a console path, else the console's home. */
 export function backPath(ctx: ConsoleContext, req: Request): string {
-  const back = typeof req.body?._back === 'string' ? req.body._back : '';
-  const safe = back.startsWith(`${ctx.base}/`) && !back.startsWith('//') && !/[\\\s]/.test(back) && !back.includes('//');
-  return safe ? back : `${ctx.base}/apps`;
+  return consolePathOf(ctx.base, req.body?._back);
 }
 
 /** What a page may do: read the signed-in operator, render, and record what it did. */

@@ -3,6 +3,7 @@ import { recordSignIn } from '../../../express/accountSession';
 import { ApiError } from '../../core/apiError';
 import { CONSOLE_APP_ID } from '../consoleAppId';
 import type { ConsoleContext } from '../consoleContext';
+import { consolePathOf } from '../consolePathOf';
 import { requireSameOriginForm } from '../consoleCsrf';
 import { html } from '../html';
 import { layout } from '../layout';
@@ -10,8 +11,8 @@ import { OperatorStore, type Operator } from '../operatorStore';
 
 /** `next` after sign-in: a console page, never another site (no open redirect). */
 export function safeNext(base: string, value: unknown): string {
-  const text = typeof value === 'string' ? value : '';
-  return text.startsWith(`${base}/`) && !text.includes('//') && !/[\\\s]/.test(text) && !text.startsWith(`${base}/sign-in`) ? text : `${base}/apps`;
+  const path = consolePathOf(base, value);
+  return path.startsWith(`${base}/sign-in`) ? `${base}/apps` : path;
 }
 
 /** A JSON post from this console's own page: same origin, JSON only (a form cannot send it without a preflight). */
