@@ -187,6 +187,21 @@ describe.each(kinds)('the console session store %s, through express-session', (_
     expect((await directory.candidates('op-1')).size).toBe(0);
   });
 
+  it('keeps a destroyed session destroyed: a request that loaded it before writes it back in vain (and it is not listed)', async () => {
+    const { agent, sid } = await signedIn(fixture.app, 'op-1');
+    const loaded = await storeGet(fixture.store, sid);
+    await storeCall((done) => fixture.store.destroy(sid, done));
+    // What express-session does when that request answers: save it (changed) or touch it.
+    await storeCall((done) => fixture.store.set(sid, { ...loaded!, notes: 9 } as unknown as SessionData, done));
+    await storeCall((done) => fixture.store.touch(sid, loaded!, done));
+    expect(await storeGet(fixture.store, sid)).toBeNull();
+    expect(await sessionsOf(fixture.store, 'op-1')).toEqual({});
+    expect(await who(agent)).toBeNull();
+    // Another session id is not affected.
+    const other = await signedIn(fixture.app, 'op-1');
+    expect(await who(other.agent)).toBe('op-1');
+  });
+
   it("ends a session at its cookie's expiry when that comes before the idle timeout", async () => {
     await storeCall((done) => fixture.store.set('short', aSession({ cookie: { originalMaxAge: 1, expires: new Date(Date.now() - 1) } }), done));
     expect(await storeGet(fixture.store, 'short')).toBeNull();

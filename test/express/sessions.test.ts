@@ -7,21 +7,17 @@
  * against a real service process, each browser a cookie jar of its own.
  */
 import { createHmac } from 'node:crypto';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RedisStore } from 'connect-redis';
 import express from 'express';
 import session from 'express-session';
 import { Passport } from 'passport';
-import { createClient } from 'redis';
 import supertest from 'supertest';
 import { InMemoryUserStore, passwordless, PasswordlessSettingsError, type LocalUser, type PasswordlessOptions, type StoredSession } from '../../src/express';
 import { sessionDirectory } from '../../src/express/sessions/sessionDirectory';
 import { finishRegistration, signIn } from '../support/ceremonies';
 import { expectProblem, hostApp, signUp, type Host } from '../support/hostApp';
-import { nativeImport } from '../support/nativeImport';
-import { dropRedisKeys, testRedisUrl, uniqueRedisPrefix } from '../support/redis';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import { hostStores, sqliteSessionStoreClass, type StoreFixture } from '../support/sessionStores';
 import type { SoftCredential } from '../support/softwareAuthenticator';
 import type { TestApp } from '../support/testService';
 
@@ -40,67 +36,10 @@ beforeAll(async () => {
 });
 afterAll(() => service?.stop());
 
-/** A store, and every session it holds that belongs to a user (read past the middleware, as an operator would). */
-interface StoreFixture {
-  store: session.Store;
-  how: 'sessionsOf' | 'redis' | 'all';
-  sessionsOfUser(userId: string): Promise<StoredSession[]>;
-  close(): Promise<void>;
-}
-
 /** A cookie value signed as express-session signs its own (cookie-signature): what a forger who knew the secret would send. */
 const signedCookie = (value: string, secret: string) => `s:${value}.${createHmac('sha256', secret).update(value).digest('base64').replace(/=+$/, '')}`;
 
-const belongsTo = (userId: string) => (s: StoredSession) => s.passwordlessSession?.userId === userId || (s.passport as { user?: string } | undefined)?.user === userId;
-
-async function memoryStore(): Promise<StoreFixture> {
-  const store = new session.MemoryStore();
-  return {
-    store,
-    how: 'all',
-    sessionsOfUser: (userId) => new Promise((resolve, reject) => store.all((error, all) => (error ? reject(error) : resolve((Object.values(all ?? {}) as unknown as StoredSession[]).filter(belongsTo(userId)))))),
-    close: async () => undefined,
-  };
-}
-
-async function sqliteStore(): Promise<StoreFixture> {
-  const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'shared', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
-  const db = new Database(':memory:');
-  const store = new SqliteSessionStore(db);
-  return {
-    store,
-    how: 'sessionsOf',
-    sessionsOfUser: async (userId) => (db.prepare('SELECT data FROM sessions').all() as { data: string }[]).map((row) => JSON.parse(row.data) as StoredSession).filter(belongsTo(userId)),
-    close: async () => {
-      store.close();
-      db.close();
-    },
-  };
-}
-
-async function redisStore(url: string): Promise<StoreFixture> {
-  const client = createClient({ url });
-  await client.connect();
-  const prefix = uniqueRedisPrefix();
-  const store = new RedisStore({ client, prefix });
-  return {
-    store,
-    how: 'redis',
-    sessionsOfUser: async (userId) => ((await store.all()) as StoredSession[]).filter(belongsTo(userId)),
-    close: async () => {
-      await dropRedisKeys(url, prefix);
-      await dropRedisKeys(url, `passwordless-sessions-of:${prefix}`);
-      client.destroy();
-    },
-  };
-}
-
-const redisUrl = testRedisUrl();
-const stores: [string, () => Promise<StoreFixture>][] = [
-  ['MemoryStore (all())', memoryStore],
-  ["the example's SQLite store (sessionsOf)", sqliteStore],
-  ...(redisUrl ? [['connect-redis on Redis (a per-user set)', () => redisStore(redisUrl)] as [string, () => Promise<StoreFixture>]] : []),
-];
+const stores = hostStores();
 
 describe.each(stores)('sessions with %s', (_name, makeStore) => {
   let fixture: StoreFixture;
@@ -316,7 +255,7 @@ describe.each(stores)('sessions with %s', (_name, makeStore) => {
 
 describe("the example's SQLite store", () => {
   it('adds its indexed user_id column to a database made before it, and finds a session there once it is saved again', async () => {
-    const { SqliteSessionStore } = (await nativeImport(join(__dirname, '..', '..', 'examples', 'shared', 'sqliteSessionStore.mjs'))) as { SqliteSessionStore: new (db: unknown) => session.Store & { close(): void } };
+    const SqliteSessionStore = await sqliteSessionStoreClass();
     const db = new Database(':memory:');
     db.exec('CREATE TABLE sessions (sid TEXT PRIMARY KEY, data TEXT NOT NULL, expires INTEGER NOT NULL)');
     const old = { cookie: { expires: new Date(Date.now() + 3_600_000).toISOString() }, passwordlessSession: { userId: 'u1', createdAt: 1, lastSeenAt: 1, device: 'Linux', browser: 'Firefox' } };

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type supertest from 'supertest';
 import { finishRegistration } from './ceremonies';
+import type { SoftCredential } from './softwareAuthenticator';
 import { CLI, childEnv, type ServiceProcess } from './serviceProcess';
 import { MANAGEMENT_KEY, type TestDatabase } from './testService';
 
@@ -11,6 +12,10 @@ const run = promisify(execFile);
 export interface ConsoleSession {
   /** The session cookie (`console=…`). */
   cookie: string;
+  /** The operator's passkey, made by the software authenticator. */
+  credential: SoftCredential;
+  /** The console app's public key (for ceremonies at the service, as the console's pages run them). */
+  apiKey: string;
   /** GET a console path with the session. */
   get(path: string): supertest.Test;
   /**
@@ -41,6 +46,8 @@ export async function consoleSession(service: ServiceProcess & { database: TestD
   if (!cookie) throw new Error('invite/complete set no console session cookie');
   const session: ConsoleSession = {
     cookie,
+    credential: made.credential,
+    apiKey: config.body.apiKey,
     get: (path) => service.http.get(path).set('Cookie', cookie),
     async post(path, fields, formPage) {
       const page = await session.get(formPage);

@@ -4,6 +4,7 @@ import type { HostLogger } from '../routes/context';
 import { sessionValuesOf } from '../sessionValues';
 import { sessionIdOf } from './sessionIdOf';
 import { noteSession, type SessionRecord } from './noteSession';
+import type { EndedSessions } from './endedSessions';
 import type { SessionDirectory, StoredSession } from './sessionDirectory';
 import { sessionHandles } from './sessionHandle';
 
@@ -28,6 +29,8 @@ export interface SessionView {
 
 export interface AccountSessionsOptions {
   directory: SessionDirectory;
+  /** The sessions ended meanwhile, which a store's listing may still hold (written back by a request in flight). */
+  ended: EndedSessions;
   client: PasswordlessClient;
   /** The key of the handles (the ApiSecret). */
   secret: string;
@@ -65,6 +68,7 @@ export function accountSessions(options: AccountSessionsOptions) {
     const currentSid = req && sessionIdOf(req);
     if (currentSid && current?.passwordlessSession?.userId === userId) candidates.set(currentSid, current as StoredSession);
     for (const [sid, session] of candidates) {
+      if (options.ended.isEnded(sid)) continue;
       const record = session.passwordlessSession;
       // Only a record this middleware wrote counts (a host's own session values could collide in name).
       if (!record || record.userId !== userId || !Number.isFinite(record.createdAt) || !Number.isFinite(record.lastSeenAt)) continue;

@@ -2,7 +2,8 @@ import type { PasswordlessClient } from '../client';
 import { PasswordlessSettingsError } from '../errors';
 import type { HostLogger } from '../routes/context';
 import { accountSessions, type AccountSessions } from './accountSessions';
-import { sessionDirectory } from './sessionDirectory';
+import { keepEndedSessionsEnded } from './endedSessions';
+import { sessionDirectory, type SessionStoreLike } from './sessionDirectory';
 
 export interface SessionFeatureOptions {
   /**
@@ -34,14 +35,20 @@ interface Needs {
   now(): number;
 }
 
+const isStore = (store: unknown): store is SessionStoreLike =>
+  !!store && typeof (store as Partial<SessionStoreLike>).get === 'function' && typeof (store as Partial<SessionStoreLike>).destroy === 'function';
+
 /** The session features as the options ask, checked at start-up; off without `sessionStore`. */
 export function sessionFeatures(options: SessionFeatureOptions, needs: Needs) {
   const on = options.sessions ?? options.sessionStore !== undefined;
   if (on && options.sessionStore === undefined) {
     throw new PasswordlessSettingsError('sessions', 'needs sessionStore: the store the host gives to express-session (session({ store })), so that sessions can be listed and ended.');
   }
-  const sessions: AccountSessions | undefined = on
-    ? accountSessions({ ...needs, directory: sessionDirectory(options.sessionStore), endOnPasskeyDelete: options.endSessionsOnPasskeyDelete !== false })
+  const directory = on ? sessionDirectory(options.sessionStore) : undefined;
+  // Whatever ends a session (this kit, a sign-out, a regenerate), a request in flight cannot bring it back.
+  const ended = isStore(options.sessionStore) ? keepEndedSessionsEnded(options.sessionStore) : undefined;
+  const sessions: AccountSessions | undefined = directory
+    ? accountSessions({ ...needs, directory, ended: ended!, endOnPasskeyDelete: options.endSessionsOnPasskeyDelete !== false })
     : undefined;
 
   return {

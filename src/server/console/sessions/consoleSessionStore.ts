@@ -1,4 +1,5 @@
 import type { SessionData, Store } from 'express-session';
+import type { EndingStore } from '../../../express/sessions/endedSessions';
 import type { RedisConnection } from '../../redis/connection';
 import { MemoryConsoleSessionStore } from './memoryConsoleSessionStore';
 import { RedisConsoleSessionStore } from './redisConsoleSessionStore';
@@ -22,9 +23,9 @@ export interface ConsoleSessionStoreOptions {
 /**
  * An express-session store for the operator console, with the per-user lookup the middleware's
  * session list uses (`sessionsOf`, see src/express/sessions/sessionDirectory.ts). `touch` moves
- * the idle expiry on, for `rolling: true`.
+ * the idle expiry on, for `rolling: true`. A destroyed session stays destroyed (EndingStore).
  */
-export interface ConsoleSessionStore extends Store {
+export interface ConsoleSessionStore extends Store, EndingStore {
   touch(sid: string, session: SessionData, callback?: (error?: unknown) => void): void;
   /** The live sessions whose `passwordlessSession.userId` is `userId`, from the store's per-user index. */
   sessionsOf(userId: string, callback: SessionsOfCallback): void;

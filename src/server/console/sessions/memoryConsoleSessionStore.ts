@@ -1,4 +1,5 @@
 import { Store, type SessionData } from 'express-session';
+import { Tombstones } from '../../../express/sessions/endedSessions';
 import type { ConsoleSessionStore, SessionsOfCallback } from './consoleSessionStore';
 import { ExpiryHeap } from './expiryHeap';
 import { sessionExpiresAt } from './sessionExpiresAt';
@@ -26,10 +27,14 @@ const later = (fn: () => void) => void setImmediate(fn);
 /**
  * The console's sessions in this process: a map by sid, a heap by expiry (pruning and eviction
  * without a scan) and a map of each user's sids (for `sessionsOf`), kept consistent by one
- * `remove`. Every operation is O(log n) in the number of sessions.
+ * `remove`. Every operation is O(log n) in the number of sessions. A destroyed sid is remembered
+ * for as long as a console session can live, and a `set` of it writes nothing: a request that
+ * loaded the session before it was ended cannot write it back.
  */
 export class MemoryConsoleSessionStore extends Store implements ConsoleSessionStore {
+  readonly endedStaysEnded = true;
   private readonly sessions = new Map<string, Entry>();
+  private readonly ended: Tombstones;
   private readonly expiries = new ExpiryHeap();
   private readonly byOwner = new Map<string, Set<string>>();
   private readonly idleMs: number;
@@ -41,6 +46,7 @@ export class MemoryConsoleSessionStore extends Store implements ConsoleSessionSt
     this.idleMs = options.idleMs;
     this.maxSessions = options.maxSessions;
     this.now = options.now;
+    this.ended = new Tombstones(options.now, options.maxSessions);
   }
 
   /** How many sessions are held, expired ones not yet pruned included. */
@@ -61,7 +67,7 @@ export class MemoryConsoleSessionStore extends Store implements ConsoleSessionSt
   set(sid: string, session: SessionData, callback?: Done): void {
     let error: unknown;
     try {
-      this.write(sid, session);
+      if (!this.ended.has(sid)) this.write(sid, session);
     } catch (caught) {
       error = caught; // a session JSON cannot represent (a cycle, a BigInt)
     }
@@ -80,6 +86,7 @@ export class MemoryConsoleSessionStore extends Store implements ConsoleSessionSt
   }
 
   destroy(sid: string, callback?: Done): void {
+    this.ended.add(sid, this.idleMs);
     this.remove(sid);
     if (callback) later(() => callback());
   }

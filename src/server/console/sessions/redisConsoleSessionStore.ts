@@ -5,24 +5,34 @@ import { sessionExpiresAt } from './sessionExpiresAt';
 import { sessionOwner } from './sessionOwner';
 
 /**
- * The user's set lives at least as long as the session just written: PTTL answers -1 for a set
- * that has no expiry yet, and a shorter session never cuts a longer one's entry short.
+ * The user's set (KEYS[3]) lives at least as long as the session just written: PTTL answers -1
+ * for a set that has no expiry yet, and a shorter session never cuts a longer one's entry short.
  */
 const LENGTHEN_OWNER_SET = `
-  redis.call('SADD', KEYS[2], ARGV[2])
-  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end`;
+  redis.call('SADD', KEYS[3], ARGV[2])
+  if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end`;
 
-/** KEYS: the session, [its user's set]. ARGV: ms to live, sid, JSON. One round trip, atomic. */
+/**
+ * KEYS: the session, its tombstone, [its user's set]. ARGV: ms to live, sid, JSON. One round
+ * trip, atomic: a session destroyed meanwhile (its tombstone is there) is not written back.
+ */
 const SET_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[1])
-if #KEYS > 1 then ${LENGTHEN_OWNER_SET}
+if #KEYS > 2 then ${LENGTHEN_OWNER_SET}
 end
 return 1`;
 
-/** KEYS: the session, [its user's set]. ARGV: ms to live, sid. A session already gone stays gone (and is not listed again). */
+/** KEYS: the session, its tombstone, [its user's set]. ARGV: ms to live, sid. A session already gone stays gone (and is not listed again). */
 const TOUCH_SCRIPT = `
-if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 and #KEYS > 1 then ${LENGTHEN_OWNER_SET}
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 1 and #KEYS > 2 then ${LENGTHEN_OWNER_SET}
 end
+return 1`;
+
+/** KEYS: the session, its tombstone. ARGV: ms the tombstone lives. */
+const DESTROY_SCRIPT = `
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
 return 1`;
 
 type Done = (error?: unknown) => void;
@@ -50,9 +60,12 @@ function answer<T>(work: Promise<T>, callback: ((error: unknown, value?: T) => v
  * The console's sessions on Redis, shared by every replica: one key per session with a PX expiry
  * (Redis drops it when idle), and one set of sids per user for `sessionsOf`. A request costs one
  * round trip to read the session and one to write or touch it. A destroyed or expired session's
- * sid stays in its user's set until `sessionsOf` reads the set and drops it.
+ * sid stays in its user's set until `sessionsOf` reads the set and drops it. Destroying leaves a
+ * tombstone for as long as a console session can live, and a `set` checks it in the same script:
+ * a request that loaded the session before it was ended, on any replica, cannot write it back.
  */
 export class RedisConsoleSessionStore extends Store implements ConsoleSessionStore {
+  readonly endedStaysEnded = true;
   private readonly redis: RedisConnection;
   private readonly keyPrefix: string;
   private readonly idleMs: number;
@@ -69,6 +82,11 @@ export class RedisConsoleSessionStore extends Store implements ConsoleSessionSto
   /** The key of one session. */
   sessionKey(sid: string): string {
     return `${this.keyPrefix}console:sess:${sid}`;
+  }
+
+  /** The key of one ended session's tombstone. */
+  tombstoneKey(sid: string): string {
+    return `${this.keyPrefix}console:ended:${sid}`;
   }
 
   /** The key of one user's set of sids. */
@@ -89,7 +107,7 @@ export class RedisConsoleSessionStore extends Store implements ConsoleSessionSto
   }
 
   destroy(sid: string, callback?: Done): void {
-    answer(this.redis.sendCommand(['DEL', this.sessionKey(sid)]), callback);
+    answer(this.redis.sendCommand(['EVAL', DESTROY_SCRIPT, '2', this.sessionKey(sid), this.tombstoneKey(sid), String(this.idleMs)]), callback);
   }
 
   sessionsOf(userId: string, callback: SessionsOfCallback): void {
@@ -105,7 +123,7 @@ export class RedisConsoleSessionStore extends Store implements ConsoleSessionSto
       return;
     }
     const owner = sessionOwner(session);
-    const keys = owner === undefined ? [this.sessionKey(sid)] : [this.sessionKey(sid), this.ownerKey(owner)];
+    const keys = [this.sessionKey(sid), this.tombstoneKey(sid), ...(owner === undefined ? [] : [this.ownerKey(owner)])];
     await this.redis.sendCommand(command(String(ms), keys));
   }
 
