@@ -168,12 +168,17 @@ export function consoleHandler(services: Services, options: ConsoleOptions): Con
   else if (found.inMemory) options.logger.info('the operator console keeps its secret in memory (no TOKEN_KEY_ENCRYPTION_KEY): operators sign in again after a restart');
   const unavailable = (res: Response) => res.status(503).type('text/plain').send('The console could not be started; the reason is in the service log.');
   let built: Promise<Router> | undefined;
+  // A refusal stands until someone acts (`console reset`): each request checks again, but its line is logged once a minute, not once a request.
+  let lastRefusal = { message: '', at: 0 };
   const build = () => {
     if ('refused' in found) return Promise.reject(new ConsoleRefusal(found.refused));
     built ??= buildConsole(services, options, found.secrets).catch((error: unknown) => {
       built = undefined;
-      if (error instanceof ConsoleRefusal) options.logger.error(error.message);
-      else options.logger.error({ err: error }, 'the console could not be started');
+      if (!(error instanceof ConsoleRefusal)) options.logger.error({ err: error }, 'the console could not be started');
+      else if (error.message !== lastRefusal.message || Date.now() - lastRefusal.at >= 60_000) {
+        lastRefusal = { message: error.message, at: Date.now() };
+        options.logger.error(error.message);
+      }
       throw error;
     });
     return built;
