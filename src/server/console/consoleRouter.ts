@@ -40,6 +40,9 @@ export interface ConsoleOptions {
  * would (`/console/../admin` is not; `/console/%2e%2e/x` neither).
  */
 export function isConsolePath(path: string): boolean {
+  // Every request of the API passes here: only a path that names the console is parsed (a dot
+  // segment or a backslash never makes `console` appear, and percent-encoded letters stay encoded).
+  if (!path.includes('console')) return false;
   const normalised = normalisedPath(path);
   return normalised === CONSOLE_BASE || normalised.startsWith(`${CONSOLE_BASE}/`);
 }
