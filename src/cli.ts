@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './server/core/config';
 import { ApiError } from './server/core/apiError';
+import { refuseReservedAppId } from './server/core/reservedAppId';
 import { parseWith } from './server/core/validation';
 import { createLogger } from './server/core/logger';
 import type { Services } from './server/services';
@@ -63,6 +64,9 @@ const USAGE = `Usage: passwordless-selfhost <command>
   console invite <email>                  print a link that makes <email> an operator of the
                                           console (PUBLIC_URL/console): it registers their
                                           passkey, works once, for 24 hours; see docs/console.md
+  console reset                           delete the console's own app (pwlconsole): its
+                                          operators, their passkeys, its event log; for an app
+                                          the console refuses as not its own
   generate-key management|token-encryption|metrics|backup-mac
                                           print a fresh random value for MANAGEMENT_KEY,
                                           TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN or BACKUP_MAC_KEY
@@ -115,6 +119,8 @@ async function apps(args: string[]): Promise<void> {
     if (!value) throw new UsageError(`apps ${action}: missing ${what}`);
     return value;
   };
+  // The console's own app is the console's: no apps command creates, keys, changes or deletes it (`console reset` removes it).
+  if (appId !== undefined && action !== 'list') refuseReservedAppId(appId);
   await withServices(async ({ apps: service, deletions }) => {
     switch (action) {
       case 'create': {
@@ -175,6 +181,7 @@ async function webhooks(args: string[]): Promise<void> {
     if (!value) throw new UsageError(`webhooks ${action}: missing ${what}`);
     return value;
   };
+  if (appId !== undefined) refuseReservedAppId(appId);
   const eventTypes = values['event-types']?.split(',').map((t) => t.trim()).filter(Boolean);
   const enabled = values.disabled ? false : values.enabled ? true : undefined;
   // The same validation as the APIs'.
@@ -281,12 +288,22 @@ async function tokenKeys([action]: string[]): Promise<void> {
 
 /** 32 random bytes, base64url (43 characters): what MANAGEMENT_KEY, TOKEN_KEY_ENCRYPTION_KEY, METRICS_TOKEN and BACKUP_MAC_KEY take. */
 async function consoleCommand([action, email, ...extra]: string[]): Promise<void> {
-  if (action !== 'invite' || !email || extra.length > 0) throw new UsageError('console: say `console invite <email>`');
+  if (action === 'reset' && email === undefined) return consoleReset();
+  if (action !== 'invite' || !email || extra.length > 0) throw new UsageError('console: say `console invite <email>` or `console reset`');
   const { inviteOperator } = await import('./server/console/inviteOperator');
   await withServices(async (services) => {
     const invite = await inviteOperator(services, { email, by: 'CLI' });
     process.stdout.write(`Open this link to make ${invite.email} an operator (it works once, until ${invite.expiresAt}):\n\n  ${invite.link}\n\n`);
-    if (!services.config.console.enabled) process.stdout.write('The console is off in this configuration: start the service with CONSOLE=on (it is on by default on a loopback HOST).\n');
+    if (!services.config.console.enabled) process.stdout.write('The console is off in this configuration: start the service with CONSOLE=on (it is on by default only when PUBLIC_URL and HOST are this machine).\n');
+  });
+}
+
+/** Deletes the console's app, whoever made it: its operators, their passkeys and sessions' users, its event log. */
+async function consoleReset(): Promise<void> {
+  const { CONSOLE_APP_ID } = await import('./server/core/reservedAppId');
+  await withServices(async (services) => {
+    const deleted = await services.apps.delete(CONSOLE_APP_ID, 'the command line');
+    process.stdout.write(`${deleted.message} Its operators, their passkeys and its event log are gone; \`console invite <email>\` makes the console's app again, with a first operator. A service whose console was running needs a restart.\n`);
   });
 }
 

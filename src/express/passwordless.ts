@@ -16,7 +16,7 @@ import { configRoute } from './routes/config';
 import { doctorRoute } from './routes/doctor';
 import { runDoctor } from './doctor/runDoctor';
 import type { DoctorCheck } from './doctor/doctorCheck';
-import type { HostLogger, PassportLike, RouteContext } from './routes/context';
+import type { HostLogger, PassportLike, RouteContext, SessionCookieOptions } from './routes/context';
 import { loginRoute } from './routes/login';
 import { logoutRoute } from './routes/logout';
 import { deletePasskeyRoute, listPasskeysRoute, renamePasskeyRoute } from './routes/passkeys';
@@ -168,6 +168,13 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   manageSessions?: boolean;
   /** express-session's cookie name, cleared at logout. Default `connect.sid`. */
   sessionCookieName?: string;
+  /**
+   * The attributes express-session sets the cookie with (its `cookie` option's path, domain,
+   * secure, sameSite, httpOnly), which logout clears it with: a browser keeps a cookie whose
+   * clearing names another path or domain, and a `__Host-` one cleared without Secure. Default
+   * `{ path: '/' }`, express-session's.
+   */
+  sessionCookieOptions?: SessionCookieOptions;
   /** The fields login answers with. Default `{id, email, username, displayName}`. */
   publicUser?: (user: U) => Record<string, unknown>;
   /** Where unexpected failures are logged. Default: the console. Never given a secret. */
@@ -332,6 +339,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     newPasskeyStepUpDelaySeconds,
     tokenAcceptance,
     sessionCookieName: options.sessionCookieName ?? 'connect.sid',
+    sessionCookieOptions: { path: '/', ...options.sessionCookieOptions },
     publicApiUrl: (options.publicApiUrl ?? settings.apiUrl).replace(/\/+$/, ''),
     publicUser: options.publicUser ?? defaultPublicUser,
     userIdOf,

@@ -33,6 +33,20 @@ export interface RunningService {
   close(timeoutMs?: number): Promise<ShutdownResult>;
 }
 
+/**
+ * With the console off, an older version's console app would keep keys derived from the database:
+ * they go at start (console/ensureConsoleApp.ts); a `pwlconsole` the console did not make is reported.
+ */
+async function retireLegacyConsoleApp(services: Services, logger: Logger): Promise<void> {
+  const { retireLegacyConsoleKeys, ConsoleRefusal } = require('./console/ensureConsoleApp') as typeof import('./console/ensureConsoleApp');
+  try {
+    if ((await retireLegacyConsoleKeys(services)) === 'legacy') logger.info("the console app of an older version had keys derived from the database: they were deleted (the console makes its own when it is turned on)");
+  } catch (error) {
+    if (error instanceof ConsoleRefusal) logger.warn(error.message);
+    else logger.error({ err: error }, 'the console app could not be checked');
+  }
+}
+
 /** Opens the store, applies pending migrations, and listens. */
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
   const store = openStore(config.databaseUrl);
@@ -86,7 +100,15 @@ export async function startService(config: Config, logger: Logger = createLogger
   const [server, managementServer] = servers;
   const url = urlOf(server, config.host, config.port);
   ownUrl = urlOf(server, config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host, config.port);
-  if (consoleRoutes) logger.info({ console: `${config.publicUrl}/console` }, 'operator console on (CONSOLE=off turns it off)');
+  if (consoleRoutes) {
+    logger.info({ console: `${config.publicUrl}/console` }, 'operator console on (CONSOLE=off turns it off)');
+    if (config.trustProxy !== false && config.trustProxy !== 0) {
+      logger.warn('the operator console is on behind a proxy (TRUST_PROXY is set): it answers whoever the proxy forwards /console for; limit /console at the proxy, or set CONSOLE=off');
+    }
+    await consoleRoutes.startIfPresent();
+  } else {
+    await retireLegacyConsoleApp(services, logger);
+  }
   const managementUrl = managementServer && config.managementListener ? urlOf(managementServer, config.managementListener.host, config.managementListener.port) : undefined;
   logger.info({ url, storage: store.provider, ...(managementUrl ? { managementUrl } : {}) }, 'passwordless service listening');
   return {

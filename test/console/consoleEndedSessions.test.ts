@@ -11,7 +11,7 @@
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { createClient } from 'redis';
 import { signIn } from '../support/ceremonies';
-import { consoleSession, type ConsoleSession } from '../support/consoleSession';
+import { consoleSession, consoleSignIn, type ConsoleSession } from '../support/consoleSession';
 import { dropRedisKeys, testRedisUrl, uniqueRedisPrefix } from '../support/redis';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import type { TestDatabase } from '../support/testService';
@@ -40,14 +40,14 @@ withRedis('an ended console session stays ended (sessions in Redis)', () => {
 
   /** A second sign-in of the operator, elsewhere (the thief's): its cookie. */
   async function signInAgain(operator: ConsoleSession): Promise<string> {
-    const token = (await signIn(service, { apiKey: operator.apiKey }, operator.credential, { origin, rpId: 'localhost' })).complete.body.token as string;
-    const res = await service.http.post('/console/passwordless-login').set('Origin', origin).set('Content-Type', 'application/json').send({ token });
-    expect(res.status).toBe(200);
-    return ([] as string[]).concat(res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith('console='))!;
+    const signedIn = await consoleSignIn(service, origin, operator.credential);
+    if (!('cookie' in signedIn)) throw new Error(`sign-in ${signedIn.status} ${signedIn.text}`);
+    return signedIn.cookie;
   }
 
   async function stepUp(operator: ConsoleSession): Promise<void> {
-    const token = (await signIn(service, { apiKey: operator.apiKey }, operator.credential, { origin, rpId: 'localhost', purpose: 'step-up' })).complete.body.token as string;
+    const apiKey = (await service.http.get('/console/passwordless-config')).body.apiKey as string;
+    const token = (await signIn(service, { apiKey }, operator.credential, { origin, rpId: 'localhost', purpose: 'step-up' })).complete.body.token as string;
     const res = await service.http.post('/console/passwordless-step-up').set('Cookie', operator.cookie).set('Origin', origin).set('Content-Type', 'application/json').send({ token });
     expect(res.status).toBe(204);
   }

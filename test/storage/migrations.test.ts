@@ -167,6 +167,7 @@ const MODELS: ModelCase[] = [
       allowedOrigins: '["https://shop.example.com","android:apk-key-hash:abc"]',
       sdkCompatibleLists: true,
       decoyKey: 'd'.repeat(64),
+      reserved: true,
     }),
     key: byId,
     nullable: ['deleteAt', 'keysFreezeAt', 'deletionNonce', 'maxUsers', 'sdkCompatibleLists'],

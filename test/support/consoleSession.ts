@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type supertest from 'supertest';
-import { finishRegistration } from './ceremonies';
-import type { SoftCredential } from './softwareAuthenticator';
+import { finishRegistration, signIn } from './ceremonies';
 import { CLI, childEnv, type ServiceProcess } from './serviceProcess';
+import type { SoftCredential } from './softwareAuthenticator';
 import { MANAGEMENT_KEY, type TestDatabase } from './testService';
 
 const run = promisify(execFile);
@@ -12,10 +12,8 @@ const run = promisify(execFile);
 export interface ConsoleSession {
   /** The session cookie (`console=…`). */
   cookie: string;
-  /** The operator's passkey, made by the software authenticator. */
+  /** The operator's passkey (the software authenticator's), to sign in again with. */
   credential: SoftCredential;
-  /** The console app's public key (for ceremonies at the service, as the console's pages run them). */
-  apiKey: string;
   /** GET a console path with the session. */
   get(path: string): supertest.Test;
   /**
@@ -23,6 +21,31 @@ export interface ConsoleSession {
    * token (read from `formPage`, the page the form is on) and `_back` = `formPage`.
    */
   post(path: string, fields: Record<string, string | string[]>, formPage: string): Promise<supertest.Response>;
+}
+
+const sessionCookieOf = (res: supertest.Response, what: string): string => {
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith('console='));
+  if (!cookie) throw new Error(`${what} set no console session cookie`);
+  return cookie;
+};
+
+function session(service: ServiceProcess, origin: string, cookie: string, credential: SoftCredential): ConsoleSession {
+  const self: ConsoleSession = {
+    cookie,
+    credential,
+    get: (path) => service.http.get(path).set('Cookie', cookie),
+    async post(path, fields, formPage) {
+      const page = await self.get(formPage);
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+      if (!csrf) throw new Error(`no form token on ${formPage} (${page.status})`);
+      const body = new URLSearchParams();
+      for (const [name, value] of Object.entries(fields)) for (const item of ([] as string[]).concat(value)) body.append(name, item);
+      body.set('_csrf', csrf);
+      body.set('_back', formPage);
+      return service.http.post(path).set('Cookie', cookie).set('Origin', origin).type('form').send(body.toString());
+    },
+  };
+  return self;
 }
 
 /**
@@ -42,23 +65,19 @@ export async function consoleSession(service: ServiceProcess & { database: TestD
   if (made.complete.status !== 200) throw new Error(`register/complete ${made.complete.status} ${JSON.stringify(made.complete.body)}`);
   const signedIn = await service.http.post('/console/invite/complete').set('Content-Type', 'application/json').send({ token: made.complete.body.token });
   if (signedIn.status !== 200) throw new Error(`invite/complete ${signedIn.status} ${signedIn.text}`);
-  const cookie = ([] as string[]).concat(signedIn.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith('console='));
-  if (!cookie) throw new Error('invite/complete set no console session cookie');
-  const session: ConsoleSession = {
-    cookie,
-    credential: made.credential,
-    apiKey: config.body.apiKey,
-    get: (path) => service.http.get(path).set('Cookie', cookie),
-    async post(path, fields, formPage) {
-      const page = await session.get(formPage);
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
-      if (!csrf) throw new Error(`no form token on ${formPage} (${page.status})`);
-      const body = new URLSearchParams();
-      for (const [name, value] of Object.entries(fields)) for (const item of ([] as string[]).concat(value)) body.append(name, item);
-      body.set('_csrf', csrf);
-      body.set('_back', formPage);
-      return service.http.post(path).set('Cookie', cookie).set('Origin', origin).type('form').send(body.toString());
-    },
-  };
-  return session;
+  return session(service, origin, sessionCookieOf(signedIn, 'invite/complete'), made.credential);
+}
+
+/**
+ * An operator signing in with their passkey as the sign-in page does: the console's public key
+ * (from its config route), the software authenticator at the console's origin, then the
+ * middleware's login with the verify token. Answers the login's response when it is refused.
+ */
+export async function consoleSignIn(service: ServiceProcess, origin: string, credential: SoftCredential): Promise<ConsoleSession | supertest.Response> {
+  const config = await service.http.get('/console/passwordless-config');
+  if (config.status !== 200) throw new Error(`passwordless-config ${config.status}`);
+  const { complete } = await signIn(service, { apiKey: config.body.apiKey }, credential, { origin, rpId: new URL(origin).hostname });
+  if (complete.status !== 200) throw new Error(`signin/complete ${complete.status} ${JSON.stringify(complete.body)}`);
+  const login = await service.http.post('/console/passwordless-login').set('Origin', origin).set('Content-Type', 'application/json').send({ token: complete.body.token });
+  return login.status === 200 ? session(service, origin, sessionCookieOf(login, 'passwordless-login'), credential) : login;
 }

@@ -158,12 +158,18 @@ describe('loadConfig', () => {
     expect(config.webhooks.allowPrivateNetworks.covers('192.168.0.1')).toBe(false);
   });
 
-  it('turns the console on by default only on a loopback HOST, and reads CONSOLE and CONSOLE_IDLE_MINUTES', () => {
+  it('turns the console on by default only when PUBLIC_URL and HOST are both this machine, and reads CONSOLE and CONSOLE_IDLE_MINUTES', () => {
     expect(loadConfig({ HOST: '127.0.0.1' }).console.enabled).toBe(true);
-    expect(loadConfig({ HOST: '::1' }).console.enabled).toBe(true);
+    expect(loadConfig({ HOST: '::1', PUBLIC_URL: 'http://[::1]:7001' }).console.enabled).toBe(true);
+    expect(loadConfig({ HOST: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1:7001' }).console.enabled).toBe(true);
+    // A proxy on this machine forwarding a public name to a loopback listener: the console is not public unless asked for.
+    expect(loadConfig({ HOST: '127.0.0.1', PUBLIC_URL: 'https://auth.example.com' }).console.enabled).toBe(false);
+    expect(loadConfig({ HOST: '127.0.0.1', PUBLIC_URL: 'http://localhost.example.com' }).console.enabled).toBe(false);
+    // Listening on every address with PUBLIC_URL left at its default (localhost).
     expect(loadConfig({ HOST: '0.0.0.0' }).console.enabled).toBe(false);
     expect(loadConfig({ HOST: '10.0.0.5' }).console.enabled).toBe(false);
     expect(loadConfig({ HOST: '0.0.0.0', CONSOLE: 'on' }).console.enabled).toBe(true);
+    expect(loadConfig({ HOST: '127.0.0.1', PUBLIC_URL: 'https://auth.example.com', CONSOLE: 'on' }).console.enabled).toBe(true);
     expect(loadConfig({ CONSOLE: 'off' }).console.enabled).toBe(false);
     expect(loadConfig({ CONSOLE_IDLE_MINUTES: '5' }).console.idleMs).toBe(300_000);
     expect(configErrorFor({ CONSOLE: 'yes please' }).message).toMatch(/^Invalid configuration: CONSOLE must be on or off/);

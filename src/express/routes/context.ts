@@ -10,6 +10,15 @@ import type { TokenAcceptance } from '../strategy';
 import type { LocalUser, UserStore } from '../userStore';
 import type { Recovery } from './recover';
 
+/** The session cookie's attributes, as express-session's `cookie` option gives them: what logout clears it with. */
+export interface SessionCookieOptions {
+  path?: string;
+  domain?: string;
+  secure?: boolean;
+  sameSite?: boolean | 'lax' | 'strict' | 'none';
+  httpOnly?: boolean;
+}
+
 /** Sign-up by email first: what `verifyEmail` sets. */
 export interface EmailVerification {
   /** How long the mailed link works, in seconds. */
@@ -51,6 +60,8 @@ export interface RouteContext<U extends LocalUser> {
   /** How the login holds a token to the host's origins and purposes (routes narrow the types and purposes). */
   tokenAcceptance: TokenAcceptance;
   sessionCookieName: string;
+  /** What the session cookie is cleared with: the attributes it was set with. */
+  sessionCookieOptions: SessionCookieOptions;
   publicApiUrl: string;
   publicUser(user: U): Record<string, unknown>;
   userIdOf(user: unknown): string | undefined;

@@ -18,7 +18,7 @@ export function logoutRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestH
           next(error);
           return;
         }
-        res.clearCookie(ctx.sessionCookieName, { path: '/' });
+        res.clearCookie(ctx.sessionCookieName, ctx.sessionCookieOptions);
         res.status(204).end();
       });
     };

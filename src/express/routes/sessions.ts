@@ -29,11 +29,11 @@ export function listSessionsRoute<U extends LocalUser>(ctx: RouteContext<U>, ses
 }
 
 /** Signs this session out as the logout route does: passport's logout, then the session and its cookie go. */
-async function signOutHere(req: Request, res: Response, cookieName: string): Promise<void> {
+async function signOutHere<U extends LocalUser>(req: Request, res: Response, ctx: RouteContext<U>): Promise<void> {
   if (typeof req.logout === 'function') await new Promise<void>((resolve, reject) => req.logout((error) => (error ? reject(error) : resolve())));
   const session = sessionOf(req);
   if (session) await new Promise<void>((resolve, reject) => session.destroy((error) => (error ? reject(error) : resolve())));
-  res.clearCookie(cookieName, { path: '/' });
+  res.clearCookie(ctx.sessionCookieName, ctx.sessionCookieOptions);
 }
 
 /**
@@ -60,7 +60,7 @@ export function endSessionRoute<U extends LocalUser>(ctx: RouteContext<U>, sessi
     const session = await sessions.byHandle(userId, input.id!, req);
     if (!session) throw new HostProblem('unknown_session');
     if (session.current) {
-      await signOutHere(req, res, ctx.sessionCookieName);
+      await signOutHere(req, res, ctx);
       sendJson(res, 200, { ended: 1, signedOut: true });
       return;
     }

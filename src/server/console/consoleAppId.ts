@@ -1,2 +1,2 @@
 /** The app the console's operators are users of (their passkeys, sessions and event log). */
-export const CONSOLE_APP_ID = 'pwlconsole';
+export { CONSOLE_APP_ID } from '../core/reservedAppId';

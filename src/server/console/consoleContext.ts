@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PasswordlessMiddleware } from '../../express/passwordless';
 import type { Services } from '../services';
+import type { ConsoleCookie } from './consoleCookie';
 import type { Operator } from './operatorStore';
 
 /** What every console page and action is given. Nothing here comes from a request. */
@@ -13,6 +14,8 @@ export interface ConsoleContext {
   /** PUBLIC_URL, without a trailing slash: every absolute link and the origin come from it. */
   publicUrl: string;
   origin: string;
+  /** The session cookie's name and attributes: sign-out clears exactly this cookie. */
+  sessionCookie: ConsoleCookie;
   now(): number;
   logger: Logger;
 }

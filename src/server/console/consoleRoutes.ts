@@ -6,6 +6,7 @@ import type { ConsoleContext } from './consoleContext';
 import { consolePathOf } from './consolePathOf';
 import { requireSameOriginForm } from './consoleCsrf';
 import { setNotice } from './consoleNotice';
+import { sendConsoleProblem } from './sendConsoleProblem';
 import type { Operator } from './operatorStore';
 
 /** How long a step-up lets destructive actions through, in seconds. */
@@ -98,7 +99,7 @@ export function consoleRoutes(ctx: ConsoleContext, router: Router): ConsoleRoute
           const problem = error instanceof ApiError ? error : bodyProblem(error);
           if (!problem || problem.status >= 500) ctx.logger.error({ err: error, path: req.path }, 'console request failed');
           const answer = problem && problem.status < 500 ? problem : new ApiError('internal_error');
-          res.status(answer.status).type('application/problem+json').send(JSON.stringify(answer.toProblem()));
+          sendConsoleProblem(res, answer);
         };
         // The token first: a cross-site request is refused before its body is read.
         sameOrigin(req, res, (refused?: unknown) => {

@@ -67,7 +67,10 @@ export interface Config {
 
 /** CONSOLE and CONSOLE_IDLE_MINUTES. */
 export interface ConsoleSettings {
-  /** CONSOLE=on|off; default on only when HOST is a loopback address (a console reachable from elsewhere is opted into). */
+  /**
+   * CONSOLE=on|off; default on only when both PUBLIC_URL and HOST are this machine (development): a
+   * console reached from elsewhere, directly or through a proxy on this machine, is opted into.
+   */
   enabled: boolean;
   /** Signed out after this long without a request (CONSOLE_IDLE_MINUTES, default 30). */
   idleMs: number;
@@ -76,6 +79,11 @@ export interface ConsoleSettings {
 /** Whether a listener's host only accepts connections from this machine. */
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** Whether a URL (PUBLIC_URL) names this machine: the service is reached only from here (development). */
+export function isLoopbackUrl(url: string): boolean {
+  return isLoopbackHost(new URL(url).hostname);
 }
 
 /** How the delivery worker sends (docs/operations.md, "Webhooks"). */
@@ -294,13 +302,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (v.MANAGEMENT_PORT !== undefined && v.MANAGEMENT_PORT === v.PORT) {
     throw new ConfigError('Invalid configuration: MANAGEMENT_PORT must differ from PORT (the management API gets a listener of its own)');
   }
+  const publicUrl = (v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, '');
   return {
     port: v.PORT,
     host: v.HOST,
     databaseUrl: v.DATABASE_URL,
     managementKey: v.MANAGEMENT_KEY,
     managementListener: v.MANAGEMENT_PORT === undefined ? undefined : { host: v.MANAGEMENT_HOST ?? '127.0.0.1', port: v.MANAGEMENT_PORT },
-    publicUrl: (v.PUBLIC_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    publicUrl,
     smtpUrl: v.SMTP_URL,
     mailFrom: v.MAIL_FROM ?? { name: '', address: 'passwordless@localhost' },
     mailFile: v.MAIL_FILE,
@@ -334,6 +343,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: { allowInsecure: v.WEBHOOK_ALLOW_INSECURE ?? false, allowPrivateNetworks: v.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? NO_NETWORKS },
     webhookWorker: v.WEBHOOK_WORKER ?? true,
     webhookDelivery: { timeoutMs: v.WEBHOOK_TIMEOUT_SECONDS * 1000, leaseMs: v.WEBHOOK_LEASE_SECONDS * 1000, outboxQuota: v.WEBHOOK_OUTBOX_QUOTA },
-    console: { enabled: v.CONSOLE === undefined ? isLoopbackHost(v.HOST) : v.CONSOLE === 'on', idleMs: v.CONSOLE_IDLE_MINUTES * 60_000 },
+    // PUBLIC_URL alone would turn it on for HOST=0.0.0.0 with PUBLIC_URL unset (it defaults to localhost);
+    // HOST alone, for the usual TLS set-up (a proxy on this machine forwarding a public name to 127.0.0.1).
+    console: { enabled: v.CONSOLE === undefined ? isLoopbackHost(v.HOST) && isLoopbackUrl(publicUrl) : v.CONSOLE === 'on', idleMs: v.CONSOLE_IDLE_MINUTES * 60_000 },
   };
 }

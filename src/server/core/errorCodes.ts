@@ -75,6 +75,7 @@ export const ERROR_CODES = {
   // management
   app_not_found: { status: 404, title: 'App was not found.' },
   app_already_exists: { status: 409, title: 'This app id is not available.' },
+  app_id_reserved: { status: 403, title: 'This app id is reserved.' },
   app_pending_deletion: { status: 409, title: 'App is already pending to be deleted.' },
   app_not_pending_deletion: { status: 409, title: 'App was not scheduled for deletion.' },
   api_key_not_found: { status: 404, title: 'Apikey was not found' },

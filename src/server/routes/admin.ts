@@ -10,6 +10,7 @@ import { markDeleteSchema } from '../services/apps/appDeletion';
 import { createAppSchema, featuresPatchSchema } from '../services/apps/apps';
 import { UNKNOWN_USER } from '../services/events/eventTypes';
 import type { Services } from '../services';
+import { isReservedAppId } from '../core/reservedAppId';
 
 const appParams = z.object({ appId: z.string() });
 const appKeyParams = z.object({ appId: z.string(), keyId: z.string() });
@@ -203,9 +204,10 @@ export function adminRoutes(services: Services): Router {
   mountRoute(router, auth, listAppsRoute, async (_input, _req, res) => {
     res.json({ values: await apps.list() });
   });
+  // The console's reserved id is never available (its create is refused), whether or not the console made its app yet.
   mountRoute(router, auth, appAvailableRoute, async ({ params }, _req, res) => {
-    res.json({ available: await apps.isAvailable(params.appId) });
-  });
+    res.json({ available: !isReservedAppId(params.appId) && (await apps.isAvailable(params.appId)) });
+  }, { answersReservedAppId: true });
   mountRoute(router, auth, createAppRoute, async ({ params, body }, _req, res) => {
     res.json(await apps.create(params.appId, body));
   });

@@ -8,6 +8,7 @@ import { requireSameOriginForm } from '../consoleCsrf';
 import { html } from '../html';
 import { layout } from '../layout';
 import { OperatorStore, type Operator } from '../operatorStore';
+import { sendConsoleProblem } from '../sendConsoleProblem';
 
 /** `next` after sign-in: a console page, never another site (no open redirect). */
 export function safeNext(base: string, value: unknown): string {
@@ -73,7 +74,7 @@ ${recovery && html`<p><a href="${base}/recover">Lost your passkey?</a> We mail y
       res.status(200).json({ next: `${base}/apps` });
     };
     run().catch((error: unknown) => {
-      if (error instanceof ApiError) res.status(error.status).type('application/problem+json').send(JSON.stringify({ ...error.toProblem() }));
+      if (error instanceof ApiError) sendConsoleProblem(res, error);
       else next(error);
     });
   });
@@ -97,7 +98,7 @@ ${recovery && html`<p><a href="${base}/recover">Lost your passkey?</a> We mail y
         return;
       }
       req.session.destroy(() => {
-        res.clearCookie(ctx.publicUrl.startsWith('https:') ? '__Host-console' : 'console', { path: ctx.publicUrl.startsWith('https:') ? '/' : base });
+        res.clearCookie(ctx.sessionCookie.name, ctx.sessionCookie.options);
         res.redirect(303, `${base}/sign-in`);
       });
     });

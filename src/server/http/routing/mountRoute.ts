@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { RouteSpec } from './routeSpec';
 import { requireKey, requireManagementKey, type KeyChecker } from '../middleware/authenticate';
 import { parseWith } from '../../core/validation';
+import { refuseReservedAppId } from '../../core/reservedAppId';
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 
@@ -34,11 +35,15 @@ const parseIf = (schema: z.ZodType | undefined, read: () => unknown, storable = 
 export interface MountOptions {
   /** Middleware that runs before the key check (a per-route rate limit, say). */
   before?: RequestHandler[];
+  /** The handler answers for the reserved app id itself (`available`: not available) rather than being refused. */
+  answersReservedAppId?: boolean;
 }
 
 /**
  * Mounts `spec` on `router`: its key check, then its params, query and body parsed with its own
- * schemas (a 400 validation problem otherwise), then `handler` with the parsed input.
+ * schemas (a 400 validation problem otherwise), then `handler` with the parsed input. A management
+ * route given the console's reserved app id (`pwlconsole`) is refused (403 `app_id_reserved`)
+ * after the key check: no management route creates, keys, changes or reads that app.
  */
 export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined>(
   router: Router,
@@ -49,7 +54,9 @@ export function mountRoute<P extends z.ZodType | undefined, Q extends z.ZodType 
 ): void {
   // Not async itself: a synchronous handler (the plain health check) costs no promise; Express 5
   // catches a synchronous throw and a rejected promise alike.
+  const refusesReservedAppId = spec.auth === 'ManagementKey' && spec.path.includes(':appId') && !options.answersReservedAppId;
   const run: RequestHandler = (req, res) => {
+    if (refusesReservedAppId) refuseReservedAppId(String(req.params.appId));
     const input = {
       // Path ids are only looked up: one no app can have is the services' not-found, as before.
       params: parseIf(spec.params, () => req.params, false),

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../../core/apiError';
 import { isBareEmailAddress } from '../../core/isBareEmailAddress';
 import { MAX_NAME_LENGTH, boundedString, ciEnum, ciObject, looseBoolean } from '../../core/validation';
-import type { ApiKeyRepository, AppRepository, AppSettings, NewApiKey } from '../../store/repositories';
+import type { ApiKeyRepository, AppRepository, AppSettings, NewApiKey, StoredApiKey } from '../../store/repositories';
 import { APP_ID_PATTERN, PUBLIC_SCOPES, SECRET_SCOPES, digestKey, generateKey, parseKey, type KeyKind, type Scope } from './apiKeys';
 import { SYSTEM, UNKNOWN_USER } from '../events/eventTypes';
 import type { AppEvent, EventLog } from '../events/eventLog';
@@ -171,6 +171,37 @@ export class AppsService {
     const taken = new Set<string>();
     const [apiKey1, apiKey2] = generateKeys(appId, 'public', 2, taken);
     const [apiSecret1, apiSecret2] = generateKeys(appId, 'secret', 2, taken);
+    await this.insert(appId, input, by, { reserved: false }, [
+      keyRow('public', apiKey1, PUBLIC_SCOPES),
+      keyRow('public', apiKey2, PUBLIC_SCOPES),
+      keyRow('secret', apiSecret1, SECRET_SCOPES),
+      keyRow('secret', apiSecret2, SECRET_SCOPES),
+    ]);
+    return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
+  }
+
+  /**
+   * The operator console's own app, marked as made by it (`reserved`), and without keys: the
+   * console adopts keys derived from its own secret (console/consoleKeys.ts). Not offered by any
+   * API or command: both refuse the reserved id. `app_already_exists` when the id is taken.
+   */
+  async createReserved(appId: string, input: CreateAppInput, by: string): Promise<void> {
+    assertAppId(appId);
+    await this.insert(appId, input, by, { reserved: true }, []);
+  }
+
+  /** Whether the app is marked as the console's own; undefined when there is no such app. */
+  async reservedOf(appId: string): Promise<boolean | undefined> {
+    return APP_ID_PATTERN.test(appId) ? (await this.apps.find(appId))?.reserved : undefined;
+  }
+
+  /** Marks an existing app as the console's own (an older version's console app, recognised by its keys). */
+  async markReserved(appId: string): Promise<void> {
+    if (!(await this.apps.markReserved(appId))) throw appNotFound(appId);
+    this.onAppChanged(appId);
+  }
+
+  private async insert(appId: string, input: CreateAppInput, by: string | undefined, options: { reserved: boolean }, keys: NewApiKey[]): Promise<void> {
     const plan = input.plan ?? 'trial';
     const created = await this.apps.create(
       appId,
@@ -185,19 +216,14 @@ export class AppsService {
         maxUsers: input.maxUsers ?? null,
         allowAttestation: input.allowAttestation ?? plan === 'enterprise',
         allowedOrigins: input.allowedOrigins ?? [],
+        reserved: options.reserved,
       },
-      [
-        keyRow('public', apiKey1, PUBLIC_SCOPES),
-        keyRow('public', apiKey2, PUBLIC_SCOPES),
-        keyRow('secret', apiSecret1, SECRET_SCOPES),
-        keyRow('secret', apiSecret2, SECRET_SCOPES),
-      ],
+      keys,
     );
     if (!created) throw new ApiError('app_already_exists', { detail: `accountName '${appId}' is not available` });
     // Caches here and (notified) on other replicas may hold what a previous app of this id left.
     this.onAppChanged(appId);
     this.events.record(appId, { type: 'ApiManagementAppCreated', message: `The app '${appId}' was created.`, subject: appId, performedBy: by ?? input.adminEmail });
-    return { message: 'Store keys safely. They will only be shown to you once.', apiKey1, apiKey2, apiSecret1, apiSecret2 };
   }
 
   async list() {
@@ -222,11 +248,23 @@ export class AppsService {
     const parsed = parseKey(value);
     if (!parsed || parsed.appId !== appId) throw new Error('adoptKey takes a well-formed key of the app');
     const row = keyRow(parsed.kind, value, scopes);
+    const isIt = (key: StoredApiKey | undefined) => key?.keyHash === row.keyHash && key.kind === parsed.kind;
     const existing = await this.keys.find(appId, parsed.keyId);
-    if (existing?.keyHash === row.keyHash && existing.kind === parsed.kind) return;
+    if (isIt(existing)) return;
     if (existing) await this.keys.delete(appId, parsed.keyId);
-    if (!(await this.keys.create(appId, row))) throw new Error(`the key ${parsed.keyId} of '${appId}' could not be stored`);
+    // Another replica adopting the same key at once may have stored it between our read and our insert.
+    if (!(await this.keys.create(appId, row)) && !isIt(await this.keys.find(appId, parsed.keyId))) throw new Error(`the key ${parsed.keyId} of '${appId}' could not be stored`);
     this.onAppChanged(appId);
+  }
+
+  /**
+   * The ids of the app's keys that are none of `values` (compared by digest and kind): what the
+   * console deletes of its own app, and what tells an older version's console app from one someone
+   * else made. Not offered by any API.
+   */
+  async keyIdsOtherThan(appId: string, values: readonly string[]): Promise<string[]> {
+    const known = new Set(values.map((value) => `${parseKey(value)?.kind}:${digestKey(value)}`));
+    return (await this.keys.list(appId)).filter((key) => !known.has(`${key.kind}:${key.keyHash}`)).map((key) => key.id);
   }
 
   private async requireApp(appId: string) {

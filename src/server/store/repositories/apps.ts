@@ -29,6 +29,8 @@ export interface StoredApp extends AppSettings {
   createdAt: Date;
   /** Pending deletion: when the data goes; null when not pending. */
   deleteAt: Date | null;
+  /** Made (or recognised) by the operator console as its own app: see core/reservedAppId.ts. */
+  reserved: boolean;
 }
 
 /** A new app's row; what is not given takes the column's default. */
@@ -43,6 +45,8 @@ export interface NewApp {
   maxUsers: number | null;
   allowAttestation: boolean;
   allowedOrigins: string[];
+  /** Only the operator console's own app: false when not given. */
+  reserved?: boolean;
 }
 
 /** What an API key check needs of its app. */
@@ -79,6 +83,7 @@ function storedApp(row: AppRow): StoredApp {
     adminEmail: row.adminEmail,
     createdAt: row.createdAt,
     deleteAt: row.deleteAt,
+    reserved: row.reserved,
     frozen: row.frozen,
     eventLoggingIsEnabled: row.eventLoggingIsEnabled,
     eventLoggingRetentionPeriod: row.eventLoggingRetentionPeriod,
@@ -161,6 +166,11 @@ export class AppRepository {
       if (isUniqueViolation(error)) return false;
       throw error;
     }
+  }
+
+  /** Marks the app as the operator console's own (`reserved`): one UPDATE by the primary key; false when there is no such app. */
+  async markReserved(appId: string): Promise<boolean> {
+    return (await this.db.app.updateMany({ where: { id: appId }, data: { reserved: true } })).count === 1;
   }
 
   /** Changes the settings given: one UPDATE by the primary key; false when there is no such app (a concurrent delete won). */
