@@ -88,15 +88,27 @@ export class ApiKeyAuthenticator {
   async check(value: string, addressOf: () => string = () => 'unknown'): Promise<KeyCheck> {
     const parsed = parseKey(value);
     if (!parsed) return { ok: false, reason: 'unknown' };
+    const check = await this.cachedCheck(parsed, value);
+    if (!check.ok && check.reason !== 'unknown') this.failures?.note(parsed.appId, parsed.kind, parsed.keyId, check.reason, addressOf());
+    return check;
+  }
+
+  /**
+   * Whether `value` is a valid secret key of an app: the same cached check, but a failure is not
+   * tallied (the route's own check of the same request does that). Asked before a request is
+   * traced, to decide whether its trace context is continued (TRUST_INCOMING_TRACE).
+   */
+  async isSecretKey(value: string): Promise<boolean> {
+    const parsed = parseKey(value);
+    return parsed?.kind === 'secret' && (await this.cachedCheck(parsed, value)).ok;
+  }
+
+  private async cachedCheck(parsed: ParsedKey, value: string): Promise<KeyCheck> {
     const digest = digestKey(value);
     const cached = this.cache.get(digest);
-    let check: KeyCheck;
-    if (cached && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
-    else {
-      check = await this.lookup(parsed, digest);
-      this.cache.set(digest, { appId: parsed.appId, check });
-    }
-    if (!check.ok && check.reason !== 'unknown') this.failures?.note(parsed.appId, parsed.kind, parsed.keyId, check.reason, addressOf());
+    if (cached && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) return cached.check;
+    const check = await this.lookup(parsed, digest);
+    this.cache.set(digest, { appId: parsed.appId, check });
     return check;
   }
 
