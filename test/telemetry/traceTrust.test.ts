@@ -7,7 +7,8 @@
  *   default, `secret-key`), a wrong secret does not;
  * - spans are bounded (1 KiB values) whatever the path and User-Agent, an unknown path makes no
  *   `router` spans, server spans are named `METHOD /route` with `http.route`;
- * - a console page with a user id in its path records its route, in spans and in the access log.
+ * - a console page with a user id in its path records its route, in spans and in the access log;
+ * - TRUST_INCOMING_TRACE=all (a second process) continues every caller's trace.
  */
 import { randomBytes } from 'node:crypto';
 import type supertest from 'supertest';
@@ -227,6 +228,20 @@ describe('console paths', () => {
     for (const form of ['alice@example.com', 'alice%40example.com', 'alice%2540example.com']) {
       expect({ form, inSpans: receiver.bodies.some((body) => body.includes(form)), inLog: service.output().includes(form) }).toEqual({ form, inSpans: false, inLog: false });
     }
+  });
+});
+
+describe('TRUST_INCOMING_TRACE=all', () => {
+  let trusting: ServiceProcess | undefined;
+  afterAll(() => trusting?.stop());
+
+  it("continues every caller's trace, as an operator behind a gateway that sets the headers asks", async () => {
+    trusting = await startServiceProcess({ ...tracingEnv(receiver), TRUST_INCOMING_TRACE: 'all', CONSOLE: 'off' });
+    const trustingApp = await trusting.createApp();
+    const gatewayTrace = traceIdOf();
+    const refused = await trusting.http.post('/signin/complete').set('ApiKey', trustingApp.apiKey).set('traceparent', traceparent(gatewayTrace, '01')).send({ session: 'session_not-one', response: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.traceId).toBe(gatewayTrace);
   });
 });
 
