@@ -1,7 +1,10 @@
 /** Where the operator console is served (console/consoleRouter.ts mounts it there). */
 export const CONSOLE_BASE_PATH = '/console';
 
-const isConsolePath = (path: string) => path === CONSOLE_BASE_PATH || path.startsWith(`${CONSOLE_BASE_PATH}/`);
+const CONSOLE_PREFIX = `${CONSOLE_BASE_PATH}/`;
+
+/** Every request's access line asks: a failed `startsWith` is all it costs an API request. */
+const isConsolePath = (path: string) => path.startsWith(CONSOLE_BASE_PATH) && (path.length === CONSOLE_BASE_PATH.length || path.startsWith(CONSOLE_PREFIX));
 
 /**
  * What logs and spans record as the path of a console request: the console's pages put tenant
@@ -11,7 +14,7 @@ const isConsolePath = (path: string) => path === CONSOLE_BASE_PATH || path.start
  * path, which is recorded as it came.
  */
 export function recordedConsolePath(path: string, routePath: unknown): string | undefined {
-  // The console sees paths with repeated slashes merged (app.ts's collapseSlashes).
-  if (!isConsolePath(path.includes('//') ? path.replace(/\/{2,}/g, '/') : path)) return undefined;
+  // The console sees paths with repeated slashes merged (app.ts's collapseSlashes): only leading ones matter here.
+  if (!isConsolePath(path.startsWith('//') ? path.replace(/^\/+/, '/') : path)) return undefined;
   return typeof routePath === 'string' && isConsolePath(routePath) ? routePath : `${CONSOLE_BASE_PATH}/*`;
 }
