@@ -10,7 +10,8 @@ import { createLogger } from './core/logger';
 import { logExportFailuresTo } from './core/telemetry/exportFailureLog';
 import { setIncomingTraceTrust } from './core/telemetry/incomingTraceTrust';
 import { tracingOn } from './core/telemetry/tracing';
-import { checkSecretKeyBeforeTracing } from './http/secretKeyTraceGate';
+import { perSecondBudget } from './http/perSecondBudget';
+import { TRACE_TRUST_LOOKUPS_PER_SECOND, checkSecretKeyBeforeTracing } from './http/secretKeyTraceGate';
 import { createServices, type Services } from './services';
 import { openStore, TokenKeyRepository } from './store';
 import { warnLooseFiles } from './warnLooseFiles';
@@ -55,6 +56,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   // Which requests may continue a caller's trace is known only once their secret is checked, and
   // must be known before their span starts: only with tracing on, and only for requests with both.
   const gateTraceContext = tracingOn() && config.trustIncomingTrace === 'secret-key';
+  const traceTrustLookups = perSecondBudget(TRACE_TRUST_LOOKUPS_PER_SECOND);
   const metrics = createMetrics({ poolStats: store.poolStats });
   const separate = config.managementListener !== undefined;
   // The console's middleware calls this process's own API, on the main listener, through loopback when it listens on every address.
@@ -67,7 +69,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     const app = createApp(services, logger, { surface, metrics, console: consoleRoutes });
     const server = await new Promise<Server>((resolve, reject) => {
       const s = createServer(app);
-      if (gateTraceContext) checkSecretKeyBeforeTracing(s, (value) => services.keys.isSecretKey(value));
+      if (gateTraceContext) checkSecretKeyBeforeTracing(s, (value) => services.keys.isSecretKey(value, traceTrustLookups));
       s.once('error', reject);
       s.listen(port, host, () => resolve(s));
     });

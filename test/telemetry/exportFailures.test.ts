@@ -7,7 +7,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { eventually } from '../support/eventually';
-import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 
 jest.setTimeout(60_000);
 
@@ -17,6 +17,9 @@ let collector: Server;
 let connections = 0;
 const sockets = new Set<Socket>();
 let service: ServiceProcess | undefined;
+
+// A build (when a source is newer than dist/) can take a minute on a loaded machine: not the service's start.
+beforeAll(() => ensureBuilt(), 180_000);
 
 beforeAll(async () => {
   collector = createServer((socket) => {

@@ -16,7 +16,7 @@ import { registerPasskey } from '../support/ceremonies';
 import { eventually } from '../support/eventually';
 import { consoleSession, type ConsoleSession } from '../support/consoleSession';
 import { startOtlpReceiver, tracingEnv, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
-import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
+import { ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import { MANAGEMENT_KEY, type TestApp, type TestDatabase } from '../support/testService';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
 
@@ -26,6 +26,9 @@ const SERVER = 2; // SpanKind.SERVER
 const traceIdOf = () => randomBytes(16).toString('hex');
 const traceparent = (traceId: string, flags: '00' | '01') => `00-${traceId}-${randomBytes(8).toString('hex')}-${flags}`;
 const requestId = () => `trace-trust-${randomBytes(6).toString('hex')}`;
+
+// A build (when a source is newer than dist/) can take a minute on a loaded machine: not the service's start.
+beforeAll(() => ensureBuilt(), 180_000);
 
 let receiver: OtlpReceiver;
 let webhooks: WebhookReceiver;

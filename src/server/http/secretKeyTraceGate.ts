@@ -1,6 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import { trustTraceContextOf } from '../core/telemetry/incomingTraceTrust';
 
+/**
+ * Key lookups (keys not in the authenticator's cache) this check may cause per second and process:
+ * it runs before the rate limits, so a flood of made-up secrets costs at most these reads (and
+ * cache entries); past it a request is not known to hold a secret and starts a trace of its own.
+ * A host's key stays cached 5 seconds, so this serves hundreds of hosts.
+ */
+export const TRACE_TRUST_LOOKUPS_PER_SECOND = 100;
+
 /** The headers a propagator reads (W3C trace context and baggage). */
 const TRACE_HEADERS = ['traceparent', 'tracestate', 'baggage'] as const;
 
