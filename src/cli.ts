@@ -20,7 +20,7 @@ import { restoreDatabase } from './server/data/restoreDatabase';
 
 const USAGE = `Usage: passwordless-selfhost <command>
 
-  serve                                   start the service (default)
+  serve                                   start the service
   migrate                                 apply pending database migrations and exit
   apps create <appId> --admin-email <e> [--plan trial|pro|enterprise]
                                           create an app; prints its keys once
@@ -61,6 +61,7 @@ const USAGE = `Usage: passwordless-selfhost <command>
                                           settings (Passwordless__* or --api-url, --api-key,
                                           --api-secret, --origins, --public-url): one line per
                                           check, each failure with its fix; exit code 1 on any
+                                          (doctor --help says more)
   console invite <email>                  print a link that makes <email> an operator of the
                                           console (PUBLIC_URL/console): it registers their
                                           passkey, works once, for 24 hours; see docs/console.md
@@ -315,7 +316,10 @@ function generateKey([what]: string[]): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv;
+  const [command, ...rest] = argv;
+  // No command is a mistake, not a request to serve: a service with a new database in whatever
+  // folder the command ran in would hide it. `serve` says so (as `npm start` does).
+  if (command === undefined) throw new UsageError('missing a command (`serve` starts the service)');
   switch (command) {
     case 'serve': {
       const config = loadConfig();

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { createApp, type AppSurface } from './app';
 import { createMetrics } from './metrics/metrics';
@@ -7,6 +7,11 @@ import { answerClientError } from './http/clientError';
 import { gracefulClose } from './http/gracefulClose';
 import type { Config } from './core/config';
 import { createLogger } from './core/logger';
+import { logExportFailuresTo } from './core/telemetry/exportFailureLog';
+import { setIncomingTraceTrust } from './core/telemetry/incomingTraceTrust';
+import { tracingOn } from './core/telemetry/tracing';
+import { perSecondBudget } from './http/perSecondBudget';
+import { TRACE_TRUST_LOOKUPS_PER_SECOND, checkSecretKeyBeforeTracing } from './http/secretKeyTraceGate';
 import { createServices, type Services } from './services';
 import { openStore, TokenKeyRepository } from './store';
 import { warnLooseFiles } from './warnLooseFiles';
@@ -60,6 +65,12 @@ export async function startService(config: Config, logger: Logger = createLogger
     throw error;
   }
   const services = createServices(config, store, { logger });
+  setIncomingTraceTrust(config.trustIncomingTrace);
+  logExportFailuresTo(logger);
+  // Which requests may continue a caller's trace is known only once their secret is checked, and
+  // must be known before their span starts: only with tracing on, and only for requests with both.
+  const gateTraceContext = tracingOn() && config.trustIncomingTrace === 'secret-key';
+  const traceTrustLookups = perSecondBudget(TRACE_TRUST_LOOKUPS_PER_SECOND);
   const metrics = createMetrics({ poolStats: store.poolStats });
   const separate = config.managementListener !== undefined;
   // The console's middleware calls this process's own API, on the main listener, through loopback when it listens on every address.
@@ -71,8 +82,10 @@ export async function startService(config: Config, logger: Logger = createLogger
   const listen = async (surface: AppSurface, port: number, host: string) => {
     const app = createApp(services, logger, { surface, metrics, console: consoleRoutes });
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(port, host, () => resolve(s));
+      const s = createServer(app);
+      if (gateTraceContext) checkSecretKeyBeforeTracing(s, (value) => services.keys.isSecretKey(value, traceTrustLookups));
       s.once('error', reject);
+      s.listen(port, host, () => resolve(s));
     });
     // At once, so that it sees every request.
     const closeHttp = gracefulClose(server);

@@ -106,4 +106,15 @@ describe('access log of a service process', () => {
     },
     PROCESS_TIMEOUT_MS,
   );
+
+  it(
+    'logs a console request by its route, never the user id (often an email address) in its path',
+    async () => {
+      const res = await svc.http.get(`/console/apps/${app.appId}/users/alice%40example.com`).set('X-Request-Id', 'log-test-console');
+      expect(res.status).toBe(303);
+      expect(await accessLine(svc, 'log-test-console')).toMatchObject({ method: 'GET', path: '/console/*', status: 303 });
+      expect(svc.output()).not.toMatch(/alice(@|%40|%2540)example\.com/);
+    },
+    PROCESS_TIMEOUT_MS,
+  );
 });

@@ -1,7 +1,7 @@
 import { outputOf, type ChildResult } from '../support/childProcess';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ApiKeyAuthenticator } from '../../src/server/services/apps/apiKeys';
@@ -90,6 +90,7 @@ describe('configuration errors', () => {
     ['serve', { PORT: '70000' }, 'PORT'],
     ['migrate', { DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
     ['serve', { MANAGEMENT_KEY: 'short-secret' }, 'MANAGEMENT_KEY'],
+    ['serve', { TRUST_INCOMING_TRACE: 'browsers' }, 'TRUST_INCOMING_TRACE'],
   ])('`%s` with %j exits 1 with one line naming %s, not echoing the value', async (command, env, variable) => {
     const { code, stdout, stderr } = await runCli([command], env);
     expect(code).toBe(1);
@@ -230,6 +231,42 @@ describe('apps refusals', () => {
       const result = await cli.apps(...args);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(message);
+    },
+    CLI_TIMEOUT_MS,
+  );
+});
+
+describe('help', () => {
+  it(
+    'prints the help and exits 1 without a command, starting nothing and creating nothing in the folder it ran in',
+    async () => {
+      const dir = tempDir();
+      const port = await freePort();
+      // Should it serve anyway (as it once did), it is stopped as soon as it says it listens.
+      const child = spawn(process.execPath, [CLI], { cwd: dir.path, env: cleanEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }) });
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('passwordless service listening')) child.kill('SIGTERM');
+      });
+      try {
+        const { code, stdout, stderr } = await outputOf(child);
+        expect({ code, stdout, created: readdirSync(dir.path) }).toEqual({ code: 1, stdout: '', created: [] });
+        expect(stderr).toMatch(/^missing a command \(`serve` starts the service\)\n\nUsage: passwordless-selfhost <command>\n/);
+        expect(stderr).toContain('  serve                                   start the service\n');
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+        dir.remove();
+      }
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it.each([['--help'], ['-h']])(
+    '`doctor %s` prints the doctor\'s help and exits 0',
+    async (flag) => {
+      const { code, stdout, stderr } = await runCli(['doctor', flag], {});
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+      expect(stdout).toMatch(/^Usage: passwordless-selfhost doctor \[options\]\n/);
+      for (const option of ['--url', '--rp-id', '--no-verify-email', '--recovery', '--api-url', '-h, --help']) expect(stdout).toContain(option);
     },
     CLI_TIMEOUT_MS,
   );

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import supertest from 'supertest';
 import { startExampleHost, type ExampleHost } from '../support/exampleHost';
 import { runDoctor, type DoctorSettings } from '../../src/express';
+import { doctorProof } from '../../src/express/doctor/doctorProof';
 import { hostApp } from '../support/hostApp';
 import { localhostCertificate, startReverseProxy, type LocalhostCertificate, type ReverseProxy } from '../support/reverseProxy';
 import { CLI, childEnv, ensureBuilt, startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
@@ -148,6 +149,12 @@ describe('passwordless-selfhost doctor', () => {
     expect(res.status).toBe(404);
     const forged = await supertest(d.host.url).get('/passwordless-doctor').set('Passwordless-Doctor', `${Math.floor(Date.now() / 1000)}.${'A'.repeat(43)}`);
     expect(forged.status).toBe(404);
+    // The proof with its last character changed to another that decodes to the same bytes.
+    const proof = doctorProof(d.app.apiSecret, Date.now());
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const respelled = `${proof.slice(0, -1)}${alphabet[alphabet.indexOf(proof[proof.length - 1]) ^ 1]}`;
+    expect((await supertest(d.host.url).get('/passwordless-doctor').set('Passwordless-Doctor', respelled)).status).toBe(404);
+    expect((await supertest(d.host.url).get('/passwordless-doctor').set('Passwordless-Doctor', proof)).status).toBe(200);
   });
 });
 

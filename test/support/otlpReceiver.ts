@@ -106,6 +106,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   };
 }
 
+/** What a service process needs to trace to `receiver`, exporting soon after each span ends. */
+export const tracingEnv = (receiver: Pick<OtlpReceiver, 'url'>): Record<string, string> => ({
+  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+  OTEL_SERVICE_NAME: 'passwordless-test',
+  OTEL_BSP_SCHEDULE_DELAY: '20',
+});
+
 /** The chain of a span's ancestors among `spans`, nearest first. */
 export function ancestorsOf(span: ReceivedSpan, spans: ReceivedSpan[]): ReceivedSpan[] {
   const chain: ReceivedSpan[] = [];

@@ -8,20 +8,12 @@
 import { signIn } from '../support/ceremonies';
 import { hostApp, signUp, type Host } from '../support/hostApp';
 import { traceHost } from '../support/hostTracing';
-import { ancestorsOf, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
+import { ancestorsOf, startOtlpReceiver, tracingEnv, type OtlpReceiver, type ReceivedSpan } from '../support/otlpReceiver';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver';
 import type { TestApp } from '../support/testService';
 
 jest.setTimeout(90_000);
-
-/** What the service process needs to trace to `receiver`, exporting soon after each span ends. */
-export const tracingEnv = (receiver: OtlpReceiver): Record<string, string> => ({
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-  OTEL_SERVICE_NAME: 'passwordless-test',
-  OTEL_BSP_SCHEDULE_DELAY: '20',
-});
 
 let receiver: OtlpReceiver;
 let hostTracing: { stop(): Promise<void> };

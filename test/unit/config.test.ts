@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       shutdownTimeoutMs: 10_000,
       trustProxy: false,
+      trustIncomingTrace: 'secret-key',
       rateLimits: {
         enabled: true,
         windowMs: 60_000,
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       SHUTDOWN_TIMEOUT_MS: '2500',
       TRUST_PROXY: '2',
+      TRUST_INCOMING_TRACE: 'all',
       RATE_LIMITS: 'off',
       RATE_LIMIT_WINDOW_SECONDS: '300',
       RATE_LIMIT_PUBLIC_PER_IP: '1',
@@ -126,6 +128,7 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       shutdownTimeoutMs: 2500,
       trustProxy: 2,
+      trustIncomingTrace: 'all',
       rateLimits: {
         enabled: false,
         windowMs: 300_000,
@@ -281,6 +284,8 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', '600001'],
     ['TRUST_PROXY', 'proxy.example.com'],
     ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_INCOMING_TRACE', 'yes'],
+    ['TRUST_INCOMING_TRACE', 'public-key'],
     ['RATE_LIMITS', 'maybe'],
     ['RATE_LIMIT_WINDOW_SECONDS', '0'],
     ['RATE_LIMIT_PUBLIC_PER_IP', '-5'],

@@ -6,6 +6,7 @@ import { parseTimeSpan } from '../../shared/timeSpan';
 import { parseKeyEncryptionKey, type KeyEncryptionKey } from './parseKeyEncryptionKey';
 import { parseMailbox, type Mailbox } from './parseMailbox';
 import { NO_NETWORKS, parseNetworkList, type NetworkList } from './privateNetworks';
+import { INCOMING_TRACE_TRUST_VALUES, type IncomingTraceTrust } from './telemetry/incomingTraceTrust';
 
 /** The service's settings, read once from the environment (README, "Configuration"). */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Express's `trust proxy`: whether (and which) X-Forwarded-For hops are believed for the client IP. */
   trustProxy: TrustProxy;
+  /** TRUST_INCOMING_TRACE: whose `traceparent` a request may continue when tracing is on (default: secret-key holders only). */
+  trustIncomingTrace: IncomingTraceTrust;
   rateLimits: RateLimits;
   /** Prefix of every key the service writes to Redis. */
   redisKeyPrefix: string;
@@ -211,6 +214,7 @@ const schema = z.object({
     .pipe(z.number().max(600_000, 'must be at most 600000 (10 minutes)')),
   LOG_LEVEL: optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be one of fatal, error, warn, info, debug, trace, silent' })),
   TRUST_PROXY: optional(trustProxy),
+  TRUST_INCOMING_TRACE: optional(z.enum(INCOMING_TRACE_TRUST_VALUES as [IncomingTraceTrust, ...IncomingTraceTrust[]], { message: `must be one of ${INCOMING_TRACE_TRUST_VALUES.join(', ')}` })),
   RATE_LIMITS: optional(z.enum(['on', 'off'], { message: 'must be on or off' })),
   RATE_LIMIT_WINDOW_SECONDS: optional(z.string().regex(/^\d{1,7}$/, 'must be a whole number of seconds'))
     .transform((v) => (v === undefined ? 60 : Number(v)))
@@ -320,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: v.LOG_LEVEL ?? 'info',
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     trustProxy: v.TRUST_PROXY ?? false,
+    trustIncomingTrace: v.TRUST_INCOMING_TRACE ?? 'secret-key',
     rateLimits: {
       enabled: v.RATE_LIMITS !== 'off',
       windowMs: v.RATE_LIMIT_WINDOW_SECONDS * 1000,

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import type { AuthenticatedKey } from '../../services/apps/apiKeys';
+import { recordedConsolePath } from '../../core/consolePath';
 import { activeSpanContext } from '../../core/telemetry/tracing';
 import { requestIdFor } from './requestId';
 
@@ -17,25 +18,30 @@ interface AccessLogLocals {
   spanId?: string;
 }
 
-/** The path without its query string (which may carry a token). */
-function loggedPath(originalUrl: string): string {
+/**
+ * The path without its query string (which may carry a token); for the console, the template of
+ * the route that answered, since its pages' paths hold user ids (recordedConsolePath).
+ */
+function loggedPath(originalUrl: string, route: { path?: unknown } | undefined): string {
   const query = originalUrl.indexOf('?');
   const path = query < 0 ? originalUrl : originalUrl.slice(0, query);
-  return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}...` : path;
+  const recorded = recordedConsolePath(path, route?.path) ?? path;
+  return recorded.length > MAX_LOGGED_PATH ? `${recorded.slice(0, MAX_LOGGED_PATH)}...` : recorded;
 }
 
 /**
- * One compact line per request, written when the response is done: method, path, status, ms,
- * request id, and the app id once a key was accepted. Never headers, bodies or query strings, so
- * no key, token or alias can reach it. Health probes are logged at debug only. `onAnswered` (the
- * metrics) hears of each request answered in full, from the same hook.
+ * One compact line per request, written when the response is done: method, path (a console
+ * page's by its route), status, ms, request id, and the app id once a key was accepted. Never
+ * headers, bodies or query strings, so no key, token or alias can reach it. Health probes are
+ * logged at debug only. `onAnswered` (the metrics) hears of each request answered in full, from
+ * the same hook.
  */
 export function accessLog(logger: Logger, onAnswered?: (req: Request, res: Response, seconds: number) => void): RequestHandler {
   // One listener shared by every request (`this` is the response): no closure per request.
   function logResponse(this: Response): void {
     const req = this.req as Request;
     const locals = this.locals as unknown as AccessLogLocals;
-    const path = loggedPath(req.originalUrl);
+    const path = loggedPath(req.originalUrl, req.route as { path?: unknown } | undefined);
     const ms = performance.now() - locals.startedAt;
     // Metrics count what was answered in full, so the same close hook serves both.
     if (this.writableFinished) onAnswered?.(req, this, ms / 1000);

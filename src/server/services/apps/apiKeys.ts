@@ -89,14 +89,35 @@ export class ApiKeyAuthenticator {
     const parsed = parseKey(value);
     if (!parsed) return { ok: false, reason: 'unknown' };
     const digest = digestKey(value);
-    const cached = this.cache.get(digest);
-    let check: KeyCheck;
-    if (cached && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation))) check = cached.check;
-    else {
-      check = await this.lookup(parsed, digest);
-      this.cache.set(digest, { appId: parsed.appId, check });
-    }
+    const check = this.cachedCheck(digest) ?? (await this.lookUpAndCache(parsed, digest));
     if (!check.ok && check.reason !== 'unknown') this.failures?.note(parsed.appId, parsed.kind, parsed.keyId, check.reason, addressOf());
+    return check;
+  }
+
+  /**
+   * Whether `value` is a valid secret key of an app: the same cached check, but a failure is not
+   * tallied (the route's own check of the same request does that), and a key not in the cache is
+   * looked up only when `mayLookUp()` allows (else: not known to be valid). Asked before a request
+   * is traced, to decide whether its trace context is continued (TRUST_INCOMING_TRACE): ahead of
+   * the rate limits, so its lookups are budgeted.
+   */
+  async isSecretKey(value: string, mayLookUp: () => boolean = () => true): Promise<boolean> {
+    const parsed = parseKey(value);
+    if (parsed?.kind !== 'secret') return false;
+    const digest = digestKey(value);
+    const cached = this.cachedCheck(digest);
+    if (cached) return cached.ok;
+    return mayLookUp() && (await this.lookUpAndCache(parsed, digest)).ok;
+  }
+
+  private cachedCheck(digest: string): KeyCheck | undefined {
+    const cached = this.cache.get(digest);
+    return cached && (!cached.check.ok || this.incarnations.isCurrent(cached.check.key.appId, cached.check.key.incarnation)) ? cached.check : undefined;
+  }
+
+  private async lookUpAndCache(parsed: ParsedKey, digest: string): Promise<KeyCheck> {
+    const check = await this.lookup(parsed, digest);
+    this.cache.set(digest, { appId: parsed.appId, check });
     return check;
   }
 
