@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { freshAccountSession } from '../accountSession';
+import { freshAccountSession, notePasskeyAddedAfterRecovery } from '../accountSession';
 import { credentialIdOf } from '../credentialIdOf';
 import { HostProblem } from '../errorCodes';
 import { asyncHandler, parseBody, sendJson } from '../http';
@@ -57,6 +57,7 @@ export function addCredentialCompleteRoute<U extends LocalUser>(ctx: RouteContex
     const id = credentialIdOf(verified);
     if (verified.userId !== userId || id === undefined) throw new HostProblem('token_not_accepted', "The token registered another user's passkey, not the signed-in user's.");
     const passkey = { id, name: verified.nickname ?? '', device: verified.device ?? '' };
+    notePasskeyAddedAfterRecovery(req, userId, id);
     await ctx.hooks.passkeyAdded({ user, userId, passkey, via: 'add' });
     sendJson(res, 200, { id: passkey.id, name: passkey.name });
   });
