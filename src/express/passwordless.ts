@@ -9,6 +9,7 @@ import { problemOf, sendProblem } from './http';
 import { hostMail } from './hostMail';
 import { hostOrigins } from './hostOrigins';
 import { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage } from './mailBudget';
+import { newPasskeys } from './newPasskeys';
 import { passkeyHooks, type PasskeyHookOptions } from './passkeyHooks';
 import { refuseOtherSites, requireJsonRequest } from './requestGuards';
 import { addCredentialCompleteRoute, addCredentialRoute } from './routes/addCredential';
@@ -313,6 +314,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     recoveryLink && paths.recover !== null ? { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) } : undefined;
 
   const sessions = sessionFeatures(options, { client, secret: settings.apiSecret, userIdOf, logger, now });
+  const hooks = passkeyHooks(options, logger);
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -326,7 +328,8 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     recovery,
     mail,
     signUpChallenge: options.signUpChallenge,
-    hooks: passkeyHooks(options, logger),
+    hooks,
+    newPasskeys: newPasskeys({ client, findUser, hooks, logger, store: throttle?.store }),
     stepUpMaxAge,
     freshSessionSeconds,
     newPasskeyStepUpDelaySeconds,
