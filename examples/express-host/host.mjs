@@ -87,6 +87,8 @@ export function createHost({ dataDir, publicUrl, publicApiUrl, mailFile, throttl
     serveBrowserModule: true,
     passkeyEndpoints: { enroll: '/', manage: '/' },
     autofillRestartSeconds: process.env.AUTOFILL_RESTART_SECONDS ? Number(process.env.AUTOFILL_RESTART_SECONDS) : undefined,
+    // How old a passkey must be to confirm a step-up (default an hour); a demo or a test may say 0.
+    newPasskeyStepUpDelaySeconds: process.env.NEW_PASSKEY_STEP_UP_DELAY_SECONDS ? Number(process.env.NEW_PASSKEY_STEP_UP_DELAY_SECONDS) : undefined,
     throttle,
   });
   app.use(auth);

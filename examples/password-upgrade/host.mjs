@@ -108,6 +108,8 @@ export async function createHost({ dataDir, publicUrl, publicApiUrl, seedUsers =
     // The session list reads (and ends) sessions in this store.
     sessionStore: sessions,
     autofillRestartSeconds: process.env.AUTOFILL_RESTART_SECONDS ? Number(process.env.AUTOFILL_RESTART_SECONDS) : undefined,
+    // How old a passkey must be to confirm a step-up (default an hour); a demo or a test may say 0.
+    newPasskeyStepUpDelaySeconds: process.env.NEW_PASSKEY_STEP_UP_DELAY_SECONDS ? Number(process.env.NEW_PASSKEY_STEP_UP_DELAY_SECONDS) : undefined,
     throttle,
   });
   app.use(auth);

@@ -80,6 +80,29 @@ export interface SignedInSession {
   current: boolean;
 }
 
+/** A sign-up a mailed link opened, as it was started (see `signUpPending`). */
+export interface PendingSignUp {
+  email: string;
+  username: string;
+  displayName: string;
+}
+
+/**
+ * What the sign-up link's value says of the sign-up, read for display only: the middleware checks
+ * its signature when the page posts it back, and takes the names from the post, not from it.
+ */
+function pendingSignUpOf(value: string): PendingSignUp | undefined {
+  try {
+    const payload = value.split('.')[0].replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(payload), (c) => c.charCodeAt(0));
+    const claim = JSON.parse(new TextDecoder().decode(bytes)) as { e?: unknown; n?: unknown; d?: unknown };
+    if (typeof claim.e !== 'string' || typeof claim.n !== 'string') return undefined;
+    return { email: claim.e, username: claim.n, displayName: typeof claim.d === 'string' ? claim.d : claim.n };
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the middleware's login answers: the host's public fields of the user. */
 export type SignedInUser = Record<string, unknown>;
 
@@ -111,15 +134,27 @@ export interface SignInOptions {
  * (the browser has no conditional create: offer a button that calls `addPasskey()` instead),
  * `not-offered` (the host offers none: no fresh password sign-in in this session, or it was spent),
  * `declined` (the browser made none: its password manager did not vouch for this sign-in, or a
- * passkey of this user's is already on the device).
+ * passkey of this user's is already on the device; a button that calls `addPasskey()` then makes
+ * one with this upgrade's token, in the usual prompt, within `Register__Expiration`).
+ * With `unsupported` the password sign-in's proof is unspent, and `addPasskey()` spends it.
  */
 export type UpgradeOutcome = 'created' | 'unsupported' | 'not-offered' | 'declined';
 
 export interface Passkeys {
   /** Starts a sign-up: `{verificationSent: true}` when the site mails a link first, else the passkey is made and the user signed in. */
   signUp(input: { email: string; username: string; displayName?: string }): Promise<{ verificationSent: true } | { user: SignedInUser; extensions: ClientExtensionResults }>;
-  /** On the page a sign-up link opened: makes the passkey and signs in; undefined when the page was not opened from one. */
-  finishSignUp(): Promise<SignedInUser | undefined>;
+  /**
+   * On the page a sign-up link opened: the address and the names the sign-up was started with,
+   * whoever started it (anyone can ask for a link to any address), for the page to show the owner
+   * to confirm or change before `finishSignUp`; undefined when the page was not opened from one.
+   */
+  signUpPending(): PendingSignUp | undefined;
+  /**
+   * On the page a sign-up link opened: makes the passkey and signs in, with the username and
+   * display name given here (those the owner confirmed, not the link's); undefined when the page
+   * was not opened from one.
+   */
+  finishSignUp(profile: { username: string; displayName?: string }): Promise<SignedInUser | undefined>;
   signIn(options?: SignInOptions): Promise<SignedInUser | undefined>;
   /**
    * A sign-in (by alias, else discoverable) that also hands the page the browser's client extension
@@ -132,7 +167,12 @@ export interface Passkeys {
   stopAutofill(): void;
   /** Confirms it is the signed-in user, with their passkey, for `purpose` (default `step-up`). */
   stepUp(options?: { purpose?: string }): Promise<{ extensions: ClientExtensionResults }>;
-  /** Makes another passkey for the signed-in user (after a step-up with a passkey they have, when the server asks for one), and tells the host of it. */
+  /**
+   * Makes another passkey for the signed-in user and tells the host of it. After an `upgrade()` the
+   * browser declined, with that upgrade's token (the one-click offer); else with a token the site
+   * gives for a proof that it is the user: a step-up with a passkey they have (run by itself when
+   * asked), or a sign-in minutes ago (else `PasskeyError` `fresh_sign_in_required`: sign in again).
+   */
   addPasskey(options?: { nickname?: string }): Promise<{ extensions: ClientExtensionResults }>;
   passkeys(): Promise<PasskeyList>;
   renamePasskey(id: string, name: string): Promise<void>;
@@ -210,6 +250,9 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
   let autofillRun = 0;
   let autofillAbort: AbortController | undefined;
   let userId: string | undefined;
+  // The token of an upgrade the browser declined: the one-click offer that follows makes the
+  // passkey with it (modally), since the password proof it spent cannot make another.
+  let declinedUpgradeToken: string | undefined;
 
   const path = (name: keyof PasskeysConfig['paths']): string => {
     const found = config.paths[name];
@@ -330,6 +373,25 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     return { token: tokenOf(result), extensions: result.extensions ?? {} };
   }
 
+  /**
+   * The passkey made with the token of a declined upgrade, now in the usual (modal) prompt; undefined
+   * when there is none, or the service no longer takes it (expired, or used), and the site is asked
+   * for a token as for any added passkey.
+   */
+  async function registerWithDeclinedUpgrade(nickname: string | undefined): Promise<{ token: string; extensions: ClientExtensionResults } | undefined> {
+    const token = declinedUpgradeToken;
+    if (token === undefined) return undefined;
+    try {
+      const made = await register(token, nickname);
+      declinedUpgradeToken = undefined;
+      return made;
+    } catch (error) {
+      if (!(error instanceof PasskeyError) || !['expired_token', 'token_already_used'].includes(error.errorCode)) throw error;
+      declinedUpgradeToken = undefined;
+      return undefined;
+    }
+  }
+
   /** Runs `action`; if the middleware asks for a step-up first, runs the step-up it names and `action` once more. */
   async function stepUpWhenAsked<T>(action: () => Promise<T>): Promise<T> {
     try {
@@ -349,12 +411,18 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
       return { user: await login(made.token), extensions: made.extensions };
     },
 
-    async finishSignUp() {
+    signUpPending() {
+      const signup = fragmentValues().get('passwordless-signup');
+      return signup ? pendingSignUpOf(signup) : undefined;
+    },
+
+    async finishSignUp({ username, displayName }) {
       const values = fragmentValues();
       const signup = values.get('passwordless-signup');
       if (!signup) return undefined;
+      const { token, email } = await post<{ token: string; email: string }>('verifyEmail', { signup, token: values.get('token'), username, displayName });
+      // Only once the link was taken: a refused name can be corrected and sent again.
       clearFragment();
-      const { token, email } = await post<{ token: string; email: string }>('verifyEmail', { signup, token: values.get('token') });
       return login((await register(token, email)).token);
     },
 
@@ -374,8 +442,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     stepUp,
 
     async addPasskey({ nickname } = {}) {
-      const { token } = await stepUpWhenAsked(() => post<{ token: string }>('addCredential', {}));
-      const made = await register(token, nickname);
+      const made = (await registerWithDeclinedUpgrade(nickname)) ?? (await register((await stepUpWhenAsked(() => post<{ token: string }>('addCredential', {}))).token, nickname));
       // The host hears of the new passkey (and may mail the user about it).
       if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: made.token });
       await list();
@@ -435,6 +502,7 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
     async signOut() {
       stopAutofill();
       userId = undefined;
+      declinedUpgradeToken = undefined;
       await post('logout');
     },
 
@@ -449,7 +517,10 @@ export async function createPasskeys(options: { configUrl?: string; rpId?: strin
         throw error;
       }
       const made = await registrationCeremony(publicApi, token, { nickname, mediation: 'conditional' });
-      if (made.declined) return 'declined';
+      if (made.declined) {
+        declinedUpgradeToken = token;
+        return 'declined';
+      }
       // The host hears of the new passkey, as of any other (onPasskeyAdded).
       if (config.paths.addCredentialComplete) await post('addCredentialComplete', { token: tokenOf(made) });
       return 'created';

@@ -7,19 +7,29 @@ import { noteSession } from './sessions/noteSession';
 
 /**
  * Notes, right after `req.logIn`, how the session of `verified.userId` was opened: the way, the
- * host's time (for how fresh it is), and the proof's issue time and passkey at the service (for
- * which passkeys existed before it).
+ * host's time (for how fresh it is), and the passkey of the proof (the one signed in with, or the
+ * one a sign-up made).
  */
-export function recordSignIn(req: Request, verified: Pick<VerifiedUser, 'userId' | 'timestamp' | 'credentialId'>, via: SignInWay, now: number): void {
-  const provenAt = Date.parse(verified.timestamp);
-  requireSessionValues(req).passwordlessSignIn = { userId: verified.userId, via, at: now, provenAt: Number.isFinite(provenAt) ? provenAt : 0, credentialId: credentialIdOf(verified) };
+export function recordSignIn(req: Request, verified: Pick<VerifiedUser, 'userId' | 'credentialId'>, via: SignInWay, now: number): void {
+  requireSessionValues(req).passwordlessSignIn = { userId: verified.userId, via, at: now, credentialId: credentialIdOf(verified) };
   noteSession(req, verified.userId, now, true);
 }
 
 /** What the session recorded of the sign-in of `userId`, if the middleware opened it. */
 export function sessionProof(req: Request, userId: string): SessionProof | undefined {
   const record = sessionValuesOf(req)?.passwordlessSignIn;
-  return record?.userId === userId ? { provenAt: record.provenAt, credentialId: record.credentialId } : undefined;
+  if (record?.userId !== userId) return undefined;
+  const madePasskeyId = record.via === 'sign-up' ? record.credentialId : record.via === 'recovery' ? record.addedPasskeyId : undefined;
+  return { via: record.via, ...(madePasskeyId === undefined ? {} : { madePasskeyId }) };
+}
+
+/**
+ * Notes that the recovered session of `userId` added the passkey `id` (the browser reported it):
+ * the first one is the passkey "the recovery made", which may step up in this session at once.
+ */
+export function notePasskeyAddedAfterRecovery(req: Request, userId: string, id: string): void {
+  const record = sessionValuesOf(req)?.passwordlessSignIn;
+  if (record?.userId === userId && record.via === 'recovery' && record.addedPasskeyId === undefined) record.addedPasskeyId = id;
 }
 
 /**

@@ -25,6 +25,8 @@ export interface RegisterOptions {
   extensions?: { prf?: boolean; largeBlob?: 'required' | 'preferred'; credProps?: boolean };
   /** Ours (issue 35): a token for the automatic upgrade, which the browser may begin as a conditional create. */
   upgrade?: boolean;
+  /** Ours (issue 45): the id of a proof of the user, spent on this token at the service, once (else 409 `proof_already_used`). */
+  proofId?: string;
 }
 
 /** `POST /signin/verify`: what a valid token proves. */

@@ -11,6 +11,7 @@ const HOST_ERRORS = {
   invalid_token: { status: 400, title: "The token is not a sign-in result: it should start with 'verify_'." },
   not_signed_in: { status: 401, title: 'You must be signed in to do this.' },
   step_up_required: { status: 401, title: 'Confirm it is you with a passkey first.' },
+  fresh_sign_in_required: { status: 401, title: 'Sign in again first: this needs a fresh proof that it is you.' },
   unknown_user: { status: 401, title: 'The passkey is valid, but it belongs to no user of this site.' },
   token_not_accepted: { status: 401, title: 'This token cannot be used to sign in here.' },
   sign_in_failed: { status: 401, title: 'The sign-in could not be completed.' },

@@ -9,6 +9,7 @@ import { problemOf, sendProblem } from './http';
 import { hostMail } from './hostMail';
 import { hostOrigins } from './hostOrigins';
 import { DEFAULT_MAIL_BUDGET, type MailBudgetSettings, type MailUsage } from './mailBudget';
+import { newPasskeys } from './newPasskeys';
 import { passkeyHooks, type PasskeyHookOptions } from './passkeyHooks';
 import { refuseOtherSites, requireJsonRequest } from './requestGuards';
 import { addCredentialCompleteRoute, addCredentialRoute } from './routes/addCredential';
@@ -147,9 +148,16 @@ export interface PasswordlessOptions<U extends LocalUser = LocalUser> extends Pa
   allowDeletingLastPasskey?: boolean;
   /** How recent a step-up must be to delete or add a passkey, in seconds. Default 300. */
   stepUpMaxAge?: number;
-  /** How long after a sign-up or a recovery the session may add a passkey without a step-up, in seconds. Default 300. */
+  /**
+   * How long after a sign-up, a recovery or a noted password sign-in (`notePasswordSignIn`) the
+   * session may add a passkey without a step-up, in seconds (a password sign-in once: it is spent
+   * by the token). Default 300.
+   */
   freshSessionSeconds?: number;
-  /** How old a passkey added during the session must be before it confirms a step-up, in seconds. Default 3600. */
+  /**
+   * How old a passkey must be before it confirms a step-up, in seconds, in any session but the one
+   * of the sign-up or recovery that made it (as the service's clock has it). Default 3600.
+   */
   newPasskeyStepUpDelaySeconds?: number;
   /** Serve `/.well-known/passkey-endpoints` pointing at these host pages (W3C Passkey Endpoints). */
   passkeyEndpoints?: PasskeyEndpoints;
@@ -213,8 +221,9 @@ export type PasswordlessMiddleware<U extends LocalUser = LocalUser> = Router & {
   doctor(options?: { url?: string; rpId?: string }): Promise<DoctorCheck[]>;
   /**
    * Call right after the host's own password sign-in (after `req.logIn`): notes that the signed-in
-   * user proved their password now, so that the page may ask for the automatic passkey upgrade
-   * (`POST /passwordless-upgrade`) within `freshSessionSeconds`, once.
+   * user proved their password now, so that the page may get one registration token within
+   * `freshSessionSeconds`: the automatic passkey upgrade (`POST /passwordless-upgrade`) or an added
+   * passkey (`POST /passwordless-add-credential`), whichever asks first.
    */
   notePasswordSignIn(req: Request): void;
   /**
@@ -320,6 +329,7 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     recoveryLink && paths.recover !== null ? { ...recoveryLink, path: paths.recover, findByEmail: (email) => users.findByEmail!(email) } : undefined;
 
   const sessions = sessionFeatures(options, { client, secret: settings.apiSecret, userIdOf, logger, now });
+  const hooks = passkeyHooks(options, logger);
   const ctx: RouteContext<U> = {
     settings,
     client,
@@ -333,7 +343,8 @@ export function passwordless<U extends LocalUser = LocalUser>(options: Passwordl
     recovery,
     mail,
     signUpChallenge: options.signUpChallenge,
-    hooks: passkeyHooks(options, logger),
+    hooks,
+    newPasskeys: newPasskeys({ client, findUser, hooks, logger, store: throttle?.store }),
     stepUpMaxAge,
     freshSessionSeconds,
     newPasskeyStepUpDelaySeconds,

@@ -8,14 +8,14 @@ export interface SessionValues {
   /** A sign-up whose passkey does not exist yet (see pendingSignUp.ts). */
   passwordlessPendingSignUp?: import('./pendingSignUp').PendingSignUp;
   /**
-   * How this session was signed in (see accountSession.ts): the way, when by the host's clock, when
-   * the service issued the proof, and the passkey of it (epoch ms; base64url).
+   * How this session was signed in (see accountSession.ts): the way, when by the host's clock, the
+   * passkey of it (base64url), and for a recovery the first passkey the session added.
    */
-  passwordlessSignIn?: { userId: string; via: SignInWay; at: number; provenAt: number; credentialId?: string };
+  passwordlessSignIn?: { userId: string; via: SignInWay; at: number; credentialId?: string; addedPasskeyId?: string };
   /** When the signed-in user last stepped up, per purpose, and with which passkey (epoch ms, credential id). */
   passwordlessStepUps?: Record<string, { userId: string; at: number; credentialId?: string }>;
-  /** The host's own password sign-in of `userId`, by the host's clock (see passwordSignIn.ts); spent by the upgrade it offers. */
-  passwordlessPasswordSignIn?: { userId: string; at: number };
+  /** The host's own password sign-in of `userId`, by the host's clock, and the id the service spends it under (see passwordSignIn.ts). */
+  passwordlessPasswordSignIn?: { userId: string; at: number; proofId?: string };
   /** Whose session this is, where it runs and when it was opened and last seen, for the session list (see sessions/noteSession.ts). */
   passwordlessSession?: import('./sessions/noteSession').SessionRecord;
 }

@@ -123,6 +123,8 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
         LOG_LEVEL: 'info',
         CEREMONY_TIMEOUT_SECONDS: String(CEREMONY_TIMEOUT_SECONDS),
         AUTOFILL_RESTART_SECONDS: String(AUTOFILL_RESTART_SECONDS),
+        // The step-ups below are made with passkeys minutes old (an hour is the default).
+        NEW_PASSKEY_STEP_UP_DELAY_SECONDS: '0',
         AAGUID_NAMES_FILE: join(dataDir, 'aaguids.json'),
       }),
     });
@@ -175,7 +177,7 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     expect(endpoints.body).toEqual({ enroll: `${hostUrl}/`, manage: `${hostUrl}/` });
   });
 
-  it('signs up: the page asks to check the mail, the link in the dev mailbox makes the passkey and signs in', async () => {
+  it('signs up: the page asks to check the mail; the link in the dev mailbox shows the names to confirm, then makes the passkey and signs in', async () => {
     await byTest('email').fill(email);
     await byTest('username').fill('ada');
     await byTest('displayName').fill('Ada Lovelace');
@@ -184,6 +186,9 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     await waitForStatus(/^Check your mail/);
     expect(await api('/api/me')).toMatchObject({ status: 401 });
     await openMailedLink('passwordless-verify-email');
+    await byTest('confirm-signup').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    expect([await byTest('confirm-email').textContent(), await byTest('confirm-username').inputValue(), await byTest('confirm-displayName').inputValue()]).toEqual([email, 'ada', 'Ada Lovelace']);
+    await byTest('confirm-signup').click();
     await expectSignedIn();
     expect(new URL(page.url()).hash).toBe('');
     await passkeysListed(1);
@@ -406,5 +411,37 @@ browserSuite('example host app')('the example host app (npm run example) in Chro
     } finally {
       await elsewhere.close();
     }
+  });
+
+  // After the others: it leaves a second user's passkey in the authenticator.
+  it("a stranger's sign-up with someone's address decides nothing of their account: the owner, through the only link mailed, signs up with the names they confirm", async () => {
+    const owner = 'grace@example.com';
+    await page.goto(`${hostUrl}/?autofill=off`);
+    await byTest('logout').click();
+    await expectSignedOut();
+    // The stranger, from a script of their own, starts a sign-up with the owner's address and names of their choosing.
+    const stranger = await fetch(`${hostUrl}/passwordless-register`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: owner, username: 'stranger', displayName: 'Not The Owner' }) });
+    expect(stranger.status).toBe(202);
+    // The owner's own sign-up minutes later: the same answer, and no second mail (one per address in five minutes).
+    await byTest('email').fill(owner);
+    await byTest('username').fill('grace');
+    await byTest('displayName').fill('Grace Hopper');
+    await byTest('register').click();
+    await waitForStatus(/^Check your mail/);
+    const link = await openMailedLink('passwordless-verify-email');
+    expect(new URL(link, hostUrl).searchParams.get('signup')).toBeTruthy();
+    // The stranger's link: its page shows the stranger's names, and the owner puts their own.
+    await byTest('confirm-signup').waitFor({ state: 'visible', timeout: STEP_TIMEOUT_MS });
+    expect([await byTest('confirm-email').textContent(), await byTest('confirm-username').inputValue(), await byTest('confirm-displayName').inputValue()]).toEqual([owner, 'stranger', 'Not The Owner']);
+    await byTest('confirm-username').fill('grace');
+    await byTest('confirm-displayName').fill('Grace Hopper');
+    await shot('sign-up-confirm');
+    await byTest('confirm-signup').click();
+    await page.waitForFunction((e) => document.querySelector('[data-test="me"]')?.textContent?.includes(e), owner, { timeout: STEP_TIMEOUT_MS });
+    // Before, the link signed the owner up at once as {username: 'stranger', displayName: 'Not The Owner'}.
+    expect(await api('/api/me')).toMatchObject({ status: 200, body: { email: owner, username: 'grace', displayName: 'Grace Hopper' } });
+    // One mail went to the owner: the stranger's, which was the owner's to use.
+    const mailbox = await (await fetch(`${hostUrl}/dev/mailbox`)).text();
+    expect(mailbox.split(`to ${owner}</div>`).length - 1).toBe(1);
   });
 });

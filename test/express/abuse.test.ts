@@ -138,7 +138,7 @@ describe('email-verified sign-up', () => {
     expect(new URL(opened.headers.location, ORIGIN).pathname).toBe('/');
 
     const browser = supertest.agent(h.host);
-    const verified = await browser.post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token') });
+    const verified = await browser.post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token'), username: 'verified', displayName: 'Vera' });
     expect(verified.status).toBe(200);
     expect(verified.body.email).toBe(email);
     const ceremony = await finishRegistration(service, app, verified.body.token);
@@ -147,9 +147,50 @@ describe('email-verified sign-up', () => {
     expect(login.body).toMatchObject({ email, displayName: 'Vera' });
 
     // The same link again starts nothing.
-    const again = await supertest.agent(h.host).post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token') });
+    const again = await supertest.agent(h.host).post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token'), username: 'verified' });
     expectProblem(again, 400, 'invalid_link');
     expect(usersIn(h)).toBe(1);
+  });
+
+  /** Opens `link` as the mail's reader would: its GET hands the page the sign-up and the token, in the fragment. */
+  async function linkValues(h: Host, link: string) {
+    const url = new URL(link);
+    const opened = await supertest(h.host).get(`${url.pathname}${url.search}`);
+    const fragment = new URLSearchParams(new URL(opened.headers.location, ORIGIN).hash.slice(1));
+    return { signup: fragment.get('passwordless-signup')!, token: fragment.get('token')! };
+  }
+
+  it("a stranger's sign-up with the owner's address decides nothing of the owner's account: the profile is the one the link's reader confirms", async () => {
+    const h = hostApp({ verifyEmail: true, allowVisitorAliases: true });
+    const owner = newEmail();
+    const before = mailLength();
+    // The stranger names the owner's address, with names and an alias of their choosing.
+    const strangerAlias = `stranger-${Date.now()}@example.org`;
+    await supertest(h.host).post('/passwordless-register').send({ email: owner, username: 'stranger', displayName: 'Not The Owner', aliases: [strangerAlias] }).expect(202);
+    const link = await mailedLink(owner);
+    // The owner's own sign-up minutes later is absorbed by the one-mail-per-address gate: the stranger's link is the one in the inbox.
+    await supertest(h.host).post('/passwordless-register').send({ email: owner, username: 'owner', displayName: 'The Owner' }).expect(202);
+    await mailTo(owner, before);
+    expect(readFileSync(service.mailFile, 'utf8').slice(before).split(`To: ${owner}`).length - 1).toBe(1);
+
+    // The link's page shows what the sign-up was started with; the owner confirms their own names.
+    const values = await linkValues(h, link);
+    expect(JSON.parse(Buffer.from(values.signup.split('.')[0], 'base64url').toString())).toMatchObject({ e: owner, n: 'stranger', d: 'Not The Owner' });
+    // Without names the link starts nothing: the post must say whose profile it is.
+    const nameless = await supertest(h.host).post('/passwordless-verify-email').send(values);
+    expectProblem(nameless, 400, 'validation_failed');
+    expect(Object.keys(nameless.body.errors)).toEqual(['username']);
+    const browser = supertest.agent(h.host);
+    const verified = await browser.post('/passwordless-verify-email').send({ ...values, username: 'owner', displayName: 'The Owner' });
+    expect(verified.status).toBe(200);
+    const ceremony = await finishRegistration(service, app, verified.body.token);
+    // The passkey's own user entity carries the confirmed names too.
+    expect(ceremony.begin.body.data.user).toMatchObject({ name: 'owner', displayName: 'The Owner' });
+    const login = await browser.post('/passwordless-login').send({ token: ceremony.complete.body.token });
+    // Before, the account was created as {username: 'stranger', displayName: 'Not The Owner'}, with the stranger's alias.
+    expect(login.body).toMatchObject({ email: owner, username: 'owner', displayName: 'The Owner' });
+    expect((await h.auth.client.listAliases(login.body.id)).length).toBe(1);
+    expect((await signIn(service, app, ceremony.credential, { alias: strangerAlias }).catch(() => undefined))?.complete.status).not.toBe(200);
   });
 
   it('refuses an altered link, and a token of another sign-up', async () => {
@@ -161,12 +202,12 @@ describe('email-verified sign-up', () => {
     const token = link.searchParams.get('token')!;
     const [payload, mac] = signup.split('.');
     const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), e: 'victim@example.com' })).toString('base64url');
-    expectProblem(await supertest(h.host).post('/passwordless-verify-email').send({ signup: `${altered}.${mac}`, token }), 400, 'invalid_link');
+    expectProblem(await supertest(h.host).post('/passwordless-verify-email').send({ signup: `${altered}.${mac}`, token, username: 'a' }), 400, 'invalid_link');
     // A token for another sign-up (another userId) does not verify this one.
     const email2 = newEmail();
     await h.agent.post('/passwordless-register').send({ email: email2, username: 'b' }).expect(202);
     const otherToken = new URL(await mailedLink(email2)).searchParams.get('token')!;
-    expectProblem(await supertest(h.host).post('/passwordless-verify-email').send({ signup, token: otherToken }), 400, 'invalid_link');
+    expectProblem(await supertest(h.host).post('/passwordless-verify-email').send({ signup, token: otherToken, username: 'a' }), 400, 'invalid_link');
   });
 
   it('a taken address gets the same answer as a free one: nothing is created, and its owner is told by mail', async () => {

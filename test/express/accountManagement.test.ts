@@ -160,7 +160,7 @@ describe('recovery by email', () => {
 
   it('answers 202 alike for known and unknown addresses, mails only the known one, and its link signs in once', async () => {
     const h = hostApp({ recovery: true });
-    const { email, user } = await signUp(h);
+    const { email, user, credential } = await signUp(h);
     const unknown = newEmail();
     const mailBefore = mailLength();
     const known = await supertest(h.host).post('/passwordless-recover').send({ email: email.toUpperCase() });
@@ -180,8 +180,14 @@ describe('recovery by email', () => {
     expect(confirmed.status).toBe(200);
     expect(confirmed.body).toMatchObject({ id: user.id, email, recovered: true });
     expect((await browser.get('/me')).body.id).toBe(user.id);
-    // ... and a new passkey can then be added.
-    expect((await browser.post('/passwordless-add-credential').send({})).body.token).toMatch(/^register_/);
+    // ... and a new passkey can then be added, which steps up in this session at once; the
+    // passkey the user had, made minutes ago, does not (it is not yet newPasskeyStepUpDelaySeconds old).
+    const add = await browser.post('/passwordless-add-credential').send({});
+    expect(add.body.token).toMatch(/^register_/);
+    const added = await finishRegistration(service, app, add.body.token);
+    await browser.post('/passwordless-add-credential/complete').send({ token: added.complete.body.token }).expect(200);
+    expectProblem(await browser.post('/passwordless-step-up').send({ token: await stepUpToken(credential, user.id) }), 403, 'passkey_too_new');
+    await browser.post('/passwordless-step-up').send({ token: await stepUpToken(added.credential, user.id) }).expect(204);
 
     const again = await supertest.agent(h.host).post('/passwordless-recover/confirm').send(body);
     expectProblem(again, 400, 'invalid_link');

@@ -61,7 +61,7 @@ async function signUp(agent: ReturnType<typeof supertest.agent>, email = newEmai
   const opened = await agent.get(await mailedLink(email, before));
   expect(opened.status).toBe(303);
   const fragment = new URLSearchParams(new URL(opened.headers.location, host.url).hash.slice(1));
-  const verified = await agent.post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token') });
+  const verified = await agent.post('/passwordless-verify-email').send({ signup: fragment.get('passwordless-signup'), token: fragment.get('token'), username: 'ada', displayName: 'Ada Lovelace' });
   expect({ status: verified.status, body: verified.body }).toEqual({ status: 200, body: { token: expect.stringMatching(/^register_/), email } });
   const registration = await finishRegistration(service, app, verified.body.token, { nickname: 'Laptop' });
   expect(registration.complete.status).toBe(200);

@@ -6,9 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import express from 'express';
+import session from 'express-session';
 import supertest from 'supertest';
 import type { PasskeyAddedEvent, PasswordlessOptions } from '../../src/express';
-import { ORIGIN, RPID, signIn } from '../support/ceremonies';
+import { finishRegistration, ORIGIN, RPID, signIn } from '../support/ceremonies';
+import { eventually } from '../support/eventually';
 import { expectProblem, hostApp as hostOn, signUp, type Host } from '../support/hostApp';
 import { startServiceProcess, type ServiceProcess } from '../support/serviceProcess';
 import { createCredential } from '../support/softwareAuthenticator';
@@ -30,7 +32,8 @@ const clock = { now: Date.now() };
 
 /** The test host plus a password login of its own, as a passport-local app has: `req.logIn`, then `notePasswordSignIn`. */
 function passwordHost(options: Partial<PasswordlessOptions> = {}): Host & { addPasswordUser(email: string): Promise<string> } {
-  const h = hostOn(service, app, { now: () => clock.now, ...options });
+  // The session list reads the store express-session keeps the sessions in.
+  const h = hostOn(service, app, { now: () => clock.now, ...options }, undefined, { sessionStore: options.sessionStore as session.Store | undefined });
   const passwords = new Map<string, string>();
   h.host.post('/password-login', express.json(), async (req, res, next) => {
     const { email, password, note = true } = req.body as { email: string; password: string; note?: boolean };
@@ -137,5 +140,94 @@ describe('POST /passwordless-upgrade', () => {
   it('throws when notePasswordSignIn is called without a signed-in user (before req.logIn)', () => {
     const h = passwordHost();
     expect(() => h.auth.notePasswordSignIn({ isAuthenticated: () => false } as unknown as express.Request)).toThrow(/after req.logIn/);
+  });
+});
+
+describe('adding a passkey in a password session needs a fresh password proof, spent once', () => {
+  it('refuses add-credential to a password session without a fresh proof, whether or not the user has a passkey', async () => {
+    const h = passwordHost({ freshSessionSeconds: 120 });
+    const address = email();
+    await h.addPasswordUser(address);
+    // A session the middleware did not open, and no proof noted (the cookie of any password session, however old).
+    await h.agent.post('/password-login').send({ email: address, password: PASSWORD, note: false }).expect(200);
+    // Before, this answered a registration token: the user had no passkey, so nothing was asked.
+    expectProblem(await h.agent.post('/passwordless-add-credential').send({}), 401, 'fresh_sign_in_required');
+    // A noted password sign-in that has gone stale proves nothing either.
+    await h.agent.post('/password-login').send({ email: address, password: PASSWORD }).expect(200);
+    clock.now += 121_000;
+    try {
+      expectProblem(await h.agent.post('/passwordless-add-credential').send({}), 401, 'fresh_sign_in_required');
+    } finally {
+      clock.now -= 121_000;
+    }
+  });
+
+  it('gives one token for a fresh password proof, through add-credential or the upgrade, then neither', async () => {
+    const h = passwordHost();
+    const address = email();
+    await h.addPasswordUser(address);
+    await h.agent.post('/password-login').send({ email: address, password: PASSWORD }).expect(200);
+    const add = await h.agent.post('/passwordless-add-credential').send({});
+    expect(add.body.token).toMatch(/^register_/);
+    // Spent: before, a user without a passkey got a token here every time.
+    expectProblem(await h.agent.post('/passwordless-add-credential').send({}), 401, 'fresh_sign_in_required');
+    expectProblem(await h.agent.post('/passwordless-upgrade').send({}), 403, 'upgrade_not_offered');
+    // The token it gave makes the passkey (modally); the user then has one, so a step-up is what is asked next.
+    const made = await finishRegistration(service, app, add.body.token);
+    expect(made.complete.status).toBe(200);
+    expectProblem(await h.agent.post('/passwordless-add-credential').send({}), 401, 'step_up_required');
+  });
+
+  it('answers exactly one of racing requests after one password sign-in with a token, across the upgrade and add-credential', async () => {
+    const h = passwordHost();
+    const address = email();
+    await h.addPasswordUser(address);
+    await h.agent.post('/password-login').send({ email: address, password: PASSWORD }).expect(200);
+    // Every request is sent before any answer is read: they all load the session with the proof in it.
+    const upgrades = await Promise.all([0, 1, 2].map(() => h.agent.post('/passwordless-upgrade').send({})));
+    // Before, every one answered 200 with a token.
+    expect(upgrades.map((r) => r.status).sort()).toEqual([200, 403, 403]);
+    for (const refused of upgrades.filter((r) => r.status === 403)) expectProblem(refused, 403, 'upgrade_not_offered');
+
+    await h.agent.post('/password-login').send({ email: address, password: PASSWORD }).expect(200);
+    const mixed = await Promise.all([h.agent.post('/passwordless-upgrade').send({}), h.agent.post('/passwordless-add-credential').send({}), h.agent.post('/passwordless-add-credential').send({})]);
+    expect(mixed.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(mixed.filter((r) => r.status === 200)[0].body.token).toMatch(/^register_/);
+  });
+});
+
+describe('a phished password', () => {
+  it('makes at most one passkey, which the owner hears of though its browser never reports it, and which steps up nowhere for an hour', async () => {
+    const added: PasskeyAddedEvent[] = [];
+    const store = new session.MemoryStore();
+    // Registration tokens that live 5 s, so that the middleware looks for the passkey 7 s after the token was made.
+    const h = passwordHost({ register: { expiration: '00:00:05' }, sessionStore: store, onPasskeyAdded: (event) => void added.push(event) });
+    const address = email();
+    const userId = await h.addPasswordUser(address);
+    // The owner is signed in elsewhere with their password.
+    const owner = supertest.agent(h.host);
+    await owner.post('/password-login').send({ email: address, password: PASSWORD, note: false }).expect(200);
+
+    // The attacker signs in with the phished password, takes the upgrade token, and makes a passkey without telling the host.
+    const attacker = supertest.agent(h.host);
+    await attacker.post('/password-login').send({ email: address, password: PASSWORD }).expect(200);
+    const upgrade = await attacker.post('/passwordless-upgrade').send({});
+    expect(upgrade.status).toBe(200);
+    const made = await conditionalCreate(upgrade.body.token);
+    expectProblem(await attacker.post('/passwordless-add-credential').send({}), 401, 'step_up_required');
+
+    // Before, onPasskeyAdded never ran: only the browser's report told the host.
+    const told = await eventually('onPasskeyAdded for the unreported passkey', () => (added.length > 0 ? added : undefined), 20_000);
+    expect(told).toEqual([{ user: expect.objectContaining({ id: userId }), userId, passkey: { id: made.credential.idB64, name: '', device: expect.any(String) }, via: 'add' }]);
+    // A late report tells the host nothing more.
+    await attacker.post('/passwordless-add-credential/complete').send({ token: made.verifyToken }).expect(200);
+    expect(added).toHaveLength(1);
+
+    // The passkey signs in to a fresh session, but confirms nothing there: the owner's session stays.
+    const fresh = supertest.agent(h.host);
+    await fresh.post('/passwordless-login').send({ token: (await signIn(service, app, made.credential)).complete.body.token }).expect(200);
+    expectProblem(await fresh.post('/passwordless-step-up').send({ token: (await signIn(service, app, made.credential, { userId, purpose: 'step-up' })).complete.body.token }), 403, 'passkey_too_new');
+    expectProblem(await fresh.post('/passwordless-sessions/end').send({ allButThis: true }), 401, 'step_up_required');
+    expect((await owner.get('/me')).status).toBe(200);
   });
 });

@@ -4,6 +4,7 @@
  * until it is old enough, and the host hears of every passkey added or deleted. Against a real
  * service process, the host driven over HTTP with the victim's cookie.
  */
+import session from 'express-session';
 import supertest from 'supertest';
 import type { PasskeyAddedEvent, PasskeyEvent, PasswordlessOptions } from '../../src/express';
 import { finishRegistration, signIn } from '../support/ceremonies';
@@ -46,7 +47,8 @@ const passkeyIds = async (h: Host, userId: string) => (await h.auth.client.listC
 
 describe('a stolen session', () => {
   it('cannot add a passkey without a step-up with one the user had: the review\'s add, step up, delete is stopped at the add', async () => {
-    const h = hostApp();
+    // Every passkey here is minutes old: the owner's counts as old enough (0 s) for its step-up.
+    const h = hostApp({ newPasskeyStepUpDelaySeconds: 0 });
     const { credential, user, stolen } = await victimSession(h);
     // Before, this answered a registration token; the attacker's passkey then stepped up and deleted the owner's.
     const add = await stolen.post('/passwordless-add-credential').send({});
@@ -77,6 +79,29 @@ describe('a stolen session', () => {
 
     await h.agent.post('/passwordless-step-up').send({ token: await stepUpToken(credential, user.id) }).expect(204);
     expect((await h.agent.post('/passwordless-passkeys/delete').send({ id: added.credential.idB64 })).status).toBe(204);
+  });
+
+  it("signs in elsewhere with a passkey it added, but that passkey steps up no sooner there, and so cannot end the owner's other sessions", async () => {
+    const store = new session.MemoryStore();
+    const h = hostOn(service, app, { now: () => clock.now, sessionStore: store }, undefined, { sessionStore: store });
+    const { credential, user } = await signUpOn(service, app, h);
+    const ownersOther = supertest.agent(h.host);
+    await ownersOther.post('/passwordless-login').send({ token: (await signIn(service, app, credential)).complete.body.token }).expect(200);
+    // The sign-up's session may add a passkey for a few minutes: whoever holds it makes one.
+    const add = await h.agent.post('/passwordless-add-credential').send({});
+    const added = await finishRegistration(service, app, add.body.token);
+    expect(added.complete.status).toBe(200);
+
+    // A fresh session, opened by the new passkey itself (so it "opened the session", and existed before the sign-in).
+    const thief = supertest.agent(h.host);
+    await thief.post('/passwordless-login').send({ token: (await signIn(service, app, added.credential)).complete.body.token }).expect(200);
+    // Before, this step-up answered 204, and the end below {"ended":2}.
+    expectProblem(await thief.post('/passwordless-step-up').send({ token: await stepUpToken(added.credential, user.id) }), 403, 'passkey_too_new');
+    expectProblem(await thief.post('/passwordless-sessions/end').send({ allButThis: true }), 401, 'step_up_required');
+    expectProblem(await thief.post('/passwordless-passkeys/delete').send({ id: credential.idB64 }), 401, 'step_up_required');
+    expect((await ownersOther.get('/me')).status).toBe(200);
+    expect((await h.agent.get('/me')).status).toBe(200);
+    expect(await passkeyIds(h, user.id)).toHaveLength(2);
   });
 
   it('may step up with an added passkey once it is newPasskeyStepUpDelaySeconds old (0 here)', async () => {

@@ -384,4 +384,20 @@ describe('a register token registers one passkey, on a service process', () => {
     expect(await passkeysOf('retrying')).toHaveLength(1);
     expectProblem(await begin(token), 400, 'token_already_used');
   });
+
+  it('spends a proofId once: of racing register/token requests with one proof, exactly one gets a token; a refused one spends nothing', async () => {
+    const proofId = `proof-${Math.random().toString(36).slice(2)}-0123456789`;
+    const ask = (body: Record<string, unknown> = {}) => svc.http.post('/register/token').set('ApiSecret', app.apiSecret).send({ userId: 'proven', username: 'proven@example.com', proofId, ...body });
+    // A request refused for another reason (an alias of another user) does not spend the proof.
+    await svc.http.post('/alias').set('ApiSecret', app.apiSecret).send({ userId: 'someone-else', aliases: ['taken@example.com'], hashing: false }).expect(204);
+    expectProblem(await ask({ aliases: ['taken@example.com'], aliasHashing: false }), 409, 'alias_conflict');
+    // Every request sent before any answer is read.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => ask()));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409, 409]);
+    for (const refused of answers.filter((a) => a.status === 409)) expectProblem(refused, 409, 'proof_already_used');
+    // The proof is the app's: another app may use the same id.
+    const other = await svc.createApp();
+    expect((await svc.http.post('/register/token').set('ApiSecret', other.apiSecret).send({ userId: 'proven', username: 'p', proofId })).status).toBe(200);
+    expectValidationProblem(await ask({ proofId: 'short' }), 'proofId');
+  });
 });

@@ -1,5 +1,5 @@
 // The page's part, on the browser module the middleware serves (passwordless-selfhost/browser):
-// sign-up by email, autofill sign-in, the passkey list with provider names, rename, add and delete
+// sign-up by email (the mailed link's page confirms the names), autofill sign-in, the passkey list with provider names, rename, add and delete
 // (with the step-up they need, by themselves), where you are signed in (ending a session there),
 // recovery by email and sign-out.
 import { createPasskeys } from '/passwordless-browser/passwordless.mjs';
@@ -12,7 +12,7 @@ function status(text) {
 }
 
 function show(section) {
-  for (const id of ['signed-in', 'signed-out', 'recovery']) document.getElementById(id).hidden = id !== section;
+  for (const id of ['signed-in', 'signed-out', 'recovery', 'confirm-signup']) document.getElementById(id).hidden = id !== section;
 }
 
 function passkeyItem(passkey) {
@@ -93,7 +93,7 @@ async function refresh() {
   if (!me.ok) {
     $('me').textContent = 'Signed out';
     $('passkeys').replaceChildren();
-    show(passkeys.recoveryPending() ? 'recovery' : 'signed-out');
+    show(passkeys.recoveryPending() ? 'recovery' : passkeys.signUpPending() ? 'confirm-signup' : 'signed-out');
     return false;
   }
   const user = await me.json();
@@ -141,7 +141,8 @@ function offerAutofill() {
 on('register', async () => {
   const email = $('email').value.trim().toLowerCase();
   const result = await passkeys.signUp({ email, username: $('username').value.trim() || email, displayName: $('displayName').value.trim() });
-  if (result.verificationSent) status(`Check your mail: we sent a link to ${email} to finish signing up.`);
+  // One link per address in a few minutes, whoever asks: if one came already, it is the one to follow (it asks for the names again).
+  if (result.verificationSent) status(`Check your mail: a link to finish signing up is on its way to ${email} (or there already, if one was asked for minutes ago).`);
   else await signedIn(result.user);
 });
 /** A button's own sign-in ends the autofill request; if it fails, autofill is offered again. */
@@ -181,9 +182,24 @@ on('logout', async () => {
   if (!(await refresh())) offerAutofill();
 });
 
+/**
+ * The page a sign-up link opened: the names the sign-up was started with, for the owner of the
+ * mailbox to confirm or change (whoever started it), before the passkey is made.
+ */
+function offerSignUpConfirmation(pending) {
+  $('confirm-email').textContent = pending.email;
+  $('confirm-username').value = pending.username;
+  $('confirm-displayName').value = pending.displayName;
+}
+on('confirm-signup', async () => {
+  const pending = passkeys.signUpPending();
+  const user = await passkeys.finishSignUp({ username: $('confirm-username').value.trim() || pending?.email || '', displayName: $('confirm-displayName').value.trim() });
+  if (user) await signedIn(user);
+});
+
 if (passkeys.accountExists()) status('You already have an account with this address: sign in with your passkey, or ask for a sign-in link below.');
 if (!(await refresh())) {
-  const user = await passkeys.finishSignUp().catch((error) => status(error.message));
-  if (user) await signedIn(user);
+  const pending = passkeys.signUpPending();
+  if (pending) offerSignUpConfirmation(pending);
   else if (!passkeys.recoveryPending()) offerAutofill();
 }

@@ -3,6 +3,7 @@ import type { Strategy } from 'passport';
 import type { PasswordlessClient } from '../client';
 import type { HostMail } from '../hostMail';
 import type { HostOrigins } from '../hostOrigins';
+import type { NewPasskeys } from '../newPasskeys';
 import type { PasskeyHooks } from '../passkeyHooks';
 import type { AccountSessions } from '../sessions/accountSessions';
 import type { PasswordlessSettings } from '../settings';
@@ -51,6 +52,8 @@ export interface RouteContext<U extends LocalUser> {
   signUpChallenge: ((req: Request) => boolean | Promise<boolean>) | undefined;
   /** What the host hears of added and deleted passkeys. */
   hooks: PasskeyHooks<U>;
+  /** Added passkeys told to the host once (`onPasskeyAdded`), reported by the browser or found at the service. */
+  newPasskeys: NewPasskeys<U>;
   /** How long a step-up counts, in seconds (`stepUpMaxAge`). */
   stepUpMaxAge: number;
   /** How long after a sign-up or recovery a passkey may be added without a step-up, in seconds. */

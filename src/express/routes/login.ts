@@ -41,8 +41,8 @@ export function loginRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHa
         const id = credentialIdOf(verified);
         const told =
           signedUp && id !== undefined
-            ? ctx.hooks.passkeyAdded({ user, userId: verified.userId, passkey: { id, name: verified.nickname ?? '', device: verified.device ?? '' }, via: 'sign-up' })
-            : Promise.resolve();
+            ? ctx.newPasskeys.announce({ user, userId: verified.userId, passkey: { id, name: verified.nickname ?? '', device: verified.device ?? '' }, via: 'sign-up' })
+            : Promise.resolve(false);
         void told.then(() => sendJson(res, 200, ctx.publicUser(user)));
       });
     });

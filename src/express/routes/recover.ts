@@ -118,7 +118,7 @@ export function confirmRecoveryRoute<U extends LocalUser>(ctx: RouteContext<U>):
     const user = await ctx.findUser(once.userId);
     if (!user) throw new HostProblem('unknown_user');
     await new Promise<void>((resolve, reject) => req.logIn(user, (error) => (error ? reject(error) : resolve())));
-    recordSignIn(req, { userId: once.userId, timestamp: once.timestamp, credentialId: null }, 'recovery', ctx.now());
+    recordSignIn(req, { userId: once.userId, credentialId: null }, 'recovery', ctx.now());
     sendJson(res, 200, { ...ctx.publicUser(user), recovered: true });
   });
 }

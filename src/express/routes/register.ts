@@ -27,7 +27,8 @@ export const signUpSchema = z.object({
     .nullish(),
 });
 
-function visitorAliases<U extends LocalUser>(ctx: RouteContext<U>, email: string, given: string[] | null | undefined): string[] {
+/** The visitor's aliases, where the host allows them (else a 400 for any), with the email address counted in. */
+export function visitorAliases<U extends LocalUser>(ctx: RouteContext<U>, email: string, given: string[] | null | undefined): string[] {
   if (!given || given.length === 0) return [];
   // Aliases sign in to the account: a visitor could name another person's address.
   if (!ctx.allowVisitorAliases) {
@@ -101,7 +102,9 @@ export function registerRoute<U extends LocalUser>(ctx: RouteContext<U>): Reques
         throw new HostProblem('mail_quota_reached', 'Sign-ups are paused until the time in Retry-After; account recovery still works.');
       }
       sendJson(res, 202, { verificationSent: true });
-      const claim = { userId, email: input.email, username: input.username, displayName, aliases, expiresAt: ctx.now() + verification.linkLifetimeSeconds * 1000 };
+      // The names travel in the link only for its page to show as a suggestion: the profile is the
+      // one confirmed there (see verifyEmail.ts), and the aliases are given there too.
+      const claim = { userId, email: input.email, username: input.username, displayName, aliases: [], expiresAt: ctx.now() + verification.linkLifetimeSeconds * 1000 };
       await mailSignUp(ctx, verification, base, claim).catch(async (error: unknown) => {
         await releaseMail(ctx.mail, 'verification', input.email, true).catch(() => undefined);
         ctx.logger.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, 'passwordless: a sign-up mail could not be sent');

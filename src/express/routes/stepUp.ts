@@ -20,10 +20,11 @@ const stepUpSchema = z.object({
  * `POST /passwordless-step-up {token, purpose?}`: the signed-in user confirmed it is them with a
  * passkey (the published client's `stepup({signinMethod, purpose})` makes the token). The token
  * must be a passkey sign-in of that purpose (default `step-up`), made on the host's origins, by
- * the signed-in user's own passkey, and that passkey must be the one that opened this session, or
- * have existed before it, or be old enough (`newPasskeyStepUpDelaySeconds`): a passkey added with
- * a stolen session confirms nothing. The time and the passkey are kept in the session, which keeps its id: a step-up is not
- * a new sign-in.
+ * the signed-in user's own passkey, and that passkey must be at least
+ * `newPasskeyStepUpDelaySeconds` old, in whatever session (see passkeyMayStepUp.ts), except in the
+ * session of the sign-up or the recovery that made it: a passkey made with a stolen session or a
+ * phished password confirms nothing, not even from a session it signs in itself. The time and the
+ * passkey are kept in the session, which keeps its id: a step-up is not a new sign-in.
  */
 export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestHandler {
   return asyncHandler(async (req, res) => {
@@ -39,7 +40,7 @@ export function stepUpRoute<U extends LocalUser>(ctx: RouteContext<U>): RequestH
     const stepUpAt = Date.parse(verified.timestamp);
     if (!passkeyMayStepUp({ id: passkey.descriptor.id, createdAt: Date.parse(passkey.createdAt) }, sessionProof(req, userId), ctx.newPasskeyStepUpDelaySeconds, stepUpAt)) {
       const minutes = Math.ceil(ctx.newPasskeyStepUpDelaySeconds / 60);
-      throw new HostProblem('passkey_too_new', `Use a passkey you had before you signed in; a passkey added since confirms nothing until it is ${minutes} minutes old.`);
+      throw new HostProblem('passkey_too_new', `Use an older passkey: a passkey confirms it is you once it is ${minutes} minutes old.`);
     }
     recordStepUp(req, input.purpose, userId, passkey.descriptor.id, ctx.now());
     res.status(204).end();

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   invalid_token_format: { status: 400, title: 'The token you supplied was not formatted correctly. It should be valid base64url.' },
   expired_token: { status: 403, title: 'The token has expired.' },
   token_already_used: { status: 400, title: 'This token was already verified. Tokens are single-use.' },
+  proof_already_used: { status: 409, title: 'This proof of the user was already spent on a registration token.' },
   // registration and sign-in
   missing_userid: { status: 400, title: 'The token does not contain a valid userId.' },
   invalid_attestation: { status: 400, title: 'Attestation type not supported' },

@@ -28,3 +28,17 @@ export const registerTokenAlreadyUsed = () =>
 export async function assertRegisterTokenUnused(redemptions: RedemptionRepository, appId: string, tokenId: string): Promise<void> {
   if (await redemptions.isRedeemed(appId, tokenId)) throw registerTokenAlreadyUsed();
 }
+
+/** How long a spent `proofId` stays refused: longer than any proof a host may still hold fresh (the middleware's are at most an hour old). */
+export const SPENT_PROOF_RETENTION_MS = 24 * 3600_000;
+
+/**
+ * Spends the caller's proof `proofId` (register/token's extension): one insert into the redeemed
+ * ids, whose primary key refuses a second, so of racing requests with one proof exactly one gets
+ * past; the others are 409 `proof_already_used`. The id is namespaced apart from tokens' and sessions'.
+ */
+export async function spendProof(redemptions: RedemptionRepository, appId: string, proofId: string, now: number): Promise<void> {
+  if (!(await redemptions.redeem(appId, `proof:${proofId}`, now + SPENT_PROOF_RETENTION_MS))) {
+    throw new ApiError('proof_already_used', { detail: 'One proof of the user makes one registration token: the user must prove it is them again.' });
+  }
+}

@@ -25,13 +25,15 @@ import type { AuthenticatorPolicy } from '../authenticators/authenticatorPolicy'
 import { sessionSchema, type RegistrationSession } from '../tokens/sessionTokens';
 import { MAX_TOKEN_LIFETIME_MS, payloadText, tokenPayload, type TokenService } from '../tokens/tokenService';
 import { newVerifyPayload, type VerifyTokenPayload } from '../tokens/verifyTokens';
-import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf } from './registerTokenRedemption';
+import { assertRegisterTokenUnused, registerTokenAlreadyUsed, registerTokenIdOf, spendProof } from './registerTokenRedemption';
 import { passkeyName } from '../../core/passkeyName';
 import { registrationExtensionInputs, registrationExtensionsSchema } from '../../webauthn/passkeyExtensions';
 import { newPrfSalt } from '../../webauthn/prfSalt';
 import { conditionalCreateAllowed } from './conditionalCreateAllowed';
 
 const DEFAULT_REGISTER_TTL_MS = 120_000;
+/** A `proofId`: what a caller may spend once per app (see registerTokenSchema). */
+const PROOF_ID = /^[A-Za-z0-9_-]{16,128}$/;
 const VERIFY_TOKEN_TTL_SECONDS = 120;
 const MAX_CREDENTIAL_ID_BYTES = 1023;
 /** The most passkeys `excludeCredentials` names (the user's most recently used): a cap on what one begin reads. */
@@ -82,6 +84,12 @@ export const registerTokenSchema = ciObject({
    * Carried inside the token's MAC.
    */
   upgrade: z.preprocess(emptyToUndefined, looseBoolean().optional()),
+  /**
+   * Ours (issue 45): the id of a proof of the user that the caller spends on this token (the
+   * Express middleware's fresh password sign-in): redeemed once per app, atomically, as the token
+   * is made, so that one proof makes one token however many requests race with it.
+   */
+  proofId: z.preprocess(emptyToUndefined, z.string().regex(PROOF_ID, 'must be 16 to 128 characters of A-Z, a-z, 0-9, - and _').optional()),
 });
 
 /** What a `register_` token carries from `/register/token` to `/register/begin`. */
@@ -219,6 +227,8 @@ export class RegistrationService {
       ...(input.extensions && Object.keys(input.extensions).length > 0 ? { extensions: input.extensions } : {}),
       ...(input.upgrade ? { upgrade: true } : {}),
     };
+    // Last, once nothing else can refuse the token: a proof is spent only on a token that is made.
+    if (input.proofId !== undefined) await spendProof(this.redemptions, appId, input.proofId, now);
     const token = await this.tokens.issue('register', payload);
     this.events.record(appId, { type: 'ApiAuthUserRegistered', message: 'A registration token was created.', subject: input.userId, performedBy: input.userId });
     return token;
